@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Arrows point inward: Domain imports nothing of the project; Codec knows Domain;
+// Runtime knows Domain, Codec and KafkaIO; the executable wires everything.
+let package = Package(
+    name: "TripStream",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tripstream", targets: ["tripstream"])
+    ],
+    targets: [
+        // MARK: - C libraries from Debian, each behind one thin Swift target
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
+        .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
+        .target(name: "LZ4IO", dependencies: ["CLZ4"]),
+
+        // MARK: - Pure code
+        .target(name: "Domain"),
+        .target(name: "Codec", dependencies: ["Domain"]),
+        .target(name: "CommandLineKit"),
+
+        // MARK: - Runtime and executable
+        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO"]),
+        .executableTarget(name: "tripstream", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "CommandLineKit"]),
+
+        // MARK: - Tests
+        .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+        .testTarget(name: "CodecTests", dependencies: ["Codec", "Domain"]),
+        .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
+        .testTarget(name: "LZ4IOTests", dependencies: ["LZ4IO"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    if target.type == .regular || target.type == .executable {
+        settings.append(.unsafeFlags(["-Ounchecked"], .when(configuration: .release)))
+    }
+    target.swiftSettings = settings
+}
