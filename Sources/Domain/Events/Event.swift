@@ -1,0 +1,57 @@
+/// A derived event, shaped as Radar's webhook events.
+///
+/// `actualCreatedAt` (processing time) is not part of the event: the runtime supplies it when it
+/// encodes, so that the fold stays free of clocks and two folds of one history compare equal.
+public struct Event: Sendable, Equatable {
+    public var id: EventID
+    public var type: EventType
+    public var userId: String
+    /// Event time: the time of the fix (or command, or timer) that caused the event.
+    public var createdAt: UnixMillis
+    public var live: Bool
+    public var revision: EventRevision
+    /// The user's location at the event; nil when no fix is known yet (a trip started first).
+    public var location: Coordinate?
+    /// Meters; NaN when unknown.
+    public var locationAccuracy: Float
+    public var deviceId: String?
+    public var userMetadata: RawJSON?
+    public var geofence: Geofence?
+    /// Seconds inside the geofence, for `user.exited_geofence` (printed as minutes).
+    public var durationSeconds: Int32?
+    public var trip: TripSnapshot?
+
+    public init(
+        id: EventID, type: EventType, userId: String, createdAt: UnixMillis, live: Bool = true,
+        revision: EventRevision = .original, location: Coordinate?, locationAccuracy: Float = .nan,
+        deviceId: String? = nil, userMetadata: RawJSON? = nil, geofence: Geofence? = nil,
+        durationSeconds: Int32? = nil, trip: TripSnapshot? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.userId = userId
+        self.createdAt = createdAt
+        self.live = live
+        self.revision = revision
+        self.location = location
+        self.locationAccuracy = locationAccuracy
+        self.deviceId = deviceId
+        self.userMetadata = userMetadata
+        self.geofence = geofence
+        self.durationSeconds = durationSeconds
+        self.trip = trip
+    }
+
+    /// Equal content: everything but `live` and `revision`, which describe the publication, not the
+    /// event. This is what decides whether a refold corrected an event.
+    public func hasSameContent(as other: Event) -> Bool {
+        id == other.id && type == other.type && userId == other.userId && createdAt == other.createdAt
+            && location == other.location && locationAccuracy.bitPattern == other.locationAccuracy.bitPattern
+            && deviceId == other.deviceId && userMetadata == other.userMetadata && geofence === other.geofence
+            && durationSeconds == other.durationSeconds && trip == other.trip
+    }
+
+    public static func == (lhs: Event, rhs: Event) -> Bool {
+        lhs.hasSameContent(as: rhs) && lhs.live == rhs.live && lhs.revision == rhs.revision
+    }
+}

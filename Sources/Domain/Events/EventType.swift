@@ -1,0 +1,32 @@
+/// The derived events, named as Radar's webhooks name them.
+public enum EventType: UInt8, CaseIterable, Sendable {
+    case enteredGeofence
+    case exitedGeofence
+    case dwelledInGeofence
+    case startedTrip
+    case updatedTrip
+    case approachingTripDestination
+    case arrivedAtTripDestination
+    case stoppedTrip
+    /// The ETA first passed the trip's `scheduledArrivalAt` (delay detection).
+    case delayedTrip
+
+    public var name: String {
+        switch self {
+        case .enteredGeofence: "user.entered_geofence"
+        case .exitedGeofence: "user.exited_geofence"
+        case .dwelledInGeofence: "user.dwelled_in_geofence"
+        case .startedTrip: "user.started_trip"
+        case .updatedTrip: "user.updated_trip"
+        case .approachingTripDestination: "user.approaching_trip_destination"
+        case .arrivedAtTripDestination: "user.arrived_at_trip_destination"
+        case .stoppedTrip: "user.stopped_trip"
+        case .delayedTrip: "user.delayed_trip"
+        }
+    }
+
+    public init?(name: String) {
+        guard let type = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = type
+    }
+}

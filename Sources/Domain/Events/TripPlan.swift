@@ -1,0 +1,46 @@
+/// What a trip is for: the options it was started (or last updated) with. Immutable and shared by
+/// reference between states and events; an update makes a new plan.
+public final class TripPlan: Sendable, Equatable {
+    public let externalId: String
+    public let destinationGeofenceTag: String?
+    public let destinationGeofenceExternalId: String?
+    public let destinationCoordinates: Coordinate?
+    public let destinationRadius: Double
+    public let mode: TravelMode
+    /// Minutes.
+    public let approachingThreshold: Int
+    public let scheduledArrivalAt: UnixMillis?
+    public let metadata: RawJSON?
+
+    public init(
+        externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
+        destinationCoordinates: Coordinate?, destinationRadius: Double, mode: TravelMode, approachingThreshold: Int,
+        scheduledArrivalAt: UnixMillis?, metadata: RawJSON?
+    ) {
+        self.externalId = externalId
+        self.destinationGeofenceTag = destinationGeofenceTag
+        self.destinationGeofenceExternalId = destinationGeofenceExternalId
+        self.destinationCoordinates = destinationCoordinates
+        self.destinationRadius = destinationRadius
+        self.mode = mode
+        self.approachingThreshold = approachingThreshold
+        self.scheduledArrivalAt = scheduledArrivalAt
+        self.metadata = metadata
+    }
+
+    /// The destination geofence's id, when the destination is a geofence.
+    public var destinationGeofenceID: GeofenceID? {
+        guard let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId else { return nil }
+        return GeofenceID(tag: tag, externalId: externalId)
+    }
+
+    public static func == (lhs: TripPlan, rhs: TripPlan) -> Bool {
+        lhs === rhs
+            || (lhs.externalId == rhs.externalId && lhs.destinationGeofenceTag == rhs.destinationGeofenceTag
+                && lhs.destinationGeofenceExternalId == rhs.destinationGeofenceExternalId
+                && lhs.destinationCoordinates == rhs.destinationCoordinates
+                && lhs.destinationRadius == rhs.destinationRadius && lhs.mode == rhs.mode
+                && lhs.approachingThreshold == rhs.approachingThreshold
+                && lhs.scheduledArrivalAt == rhs.scheduledArrivalAt && lhs.metadata == rhs.metadata)
+    }
+}

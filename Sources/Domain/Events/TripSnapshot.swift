@@ -1,0 +1,43 @@
+/// A trip as an event shows it (`trip` in Radar's webhook payload).
+public struct TripSnapshot: Sendable, Equatable {
+    public var plan: TripPlan
+    public var status: TripStatus
+    public var startedAt: UnixMillis
+    public var eta: Eta?
+    /// Set once the ETA passed `scheduledArrivalAt`: minutes late at that moment.
+    public var delayMinutes: Int32?
+    /// Consecutive fixes on which the ETA rose while the user should be closing in (no-show risk).
+    public var etaRisingStreak: UInt16
+    public var arrivedAt: UnixMillis?
+    /// Present on `user.stopped_trip`.
+    public var summary: TripSummary?
+
+    public init(
+        plan: TripPlan, status: TripStatus, startedAt: UnixMillis, eta: Eta? = nil, delayMinutes: Int32? = nil,
+        etaRisingStreak: UInt16 = 0, arrivedAt: UnixMillis? = nil, summary: TripSummary? = nil
+    ) {
+        self.plan = plan
+        self.status = status
+        self.startedAt = startedAt
+        self.eta = eta
+        self.delayMinutes = delayMinutes
+        self.etaRisingStreak = etaRisingStreak
+        self.arrivedAt = arrivedAt
+        self.summary = summary
+    }
+}
+
+/// What payroll and analytics need when a trip stops.
+public struct TripSummary: Sendable, Equatable {
+    /// Filtered mileage: GPS jumps and parked jitter excluded.
+    public var distanceMeters: Int32
+    public var durationSeconds: Int32
+    /// Arrival at the destination to exit from it (or to the stop, if still there); nil if never arrived.
+    public var timeOnSiteSeconds: Int32?
+
+    public init(distanceMeters: Int32, durationSeconds: Int32, timeOnSiteSeconds: Int32?) {
+        self.distanceMeters = distanceMeters
+        self.durationSeconds = durationSeconds
+        self.timeOnSiteSeconds = timeOnSiteSeconds
+    }
+}

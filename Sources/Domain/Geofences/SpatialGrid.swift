@@ -1,0 +1,70 @@
+/// A uniform latitude/longitude grid from cells to geofence slots: the spatial index.
+///
+/// Fleet geofences are small (tens to hundreds of meters) and a fix asks one question, "which
+/// geofences could contain this point", so one dictionary probe per fix beats a tree walk. A shape
+/// spanning more than `maxCellsPerShape` cells (a city-sized polygon) goes to a short list that
+/// every query checks instead of flooding the grid.
+public struct SpatialGrid: Sendable {
+    /// Cell edge in 10⁻⁷ degrees (0.01° ≈ 1.1 km of latitude).
+    public static let cellSizeE7: Int64 = 100_000
+    public static let maxCellsPerShape = 256
+
+    private var cells: [Int64: [Int32]] = [:]
+    private(set) var oversized: [Int32] = []
+
+    public init() {}
+
+    @inline(__always)
+    static func cellIndex(_ e7: Int32) -> Int64 {
+        // Floor division so that negative coordinates fall into the right cell.
+        let v = Int64(e7)
+        return v >= 0 ? v / cellSizeE7 : (v - cellSizeE7 + 1) / cellSizeE7
+    }
+
+    @inline(__always)
+    static func key(latCell: Int64, lngCell: Int64) -> Int64 { (latCell << 32) ^ (lngCell & 0xffff_ffff) }
+
+    private static func cellRange(_ box: BoundingBox) -> (lat: ClosedRange<Int64>, lng: ClosedRange<Int64>)? {
+        guard box.minLatE7 <= box.maxLatE7, box.minLngE7 <= box.maxLngE7 else { return nil }
+        return (cellIndex(box.minLatE7)...cellIndex(box.maxLatE7), cellIndex(box.minLngE7)...cellIndex(box.maxLngE7))
+    }
+
+    public mutating func insert(slot: Int32, box: BoundingBox) {
+        guard let range = Self.cellRange(box) else { return }
+        if range.lat.count * range.lng.count > Self.maxCellsPerShape {
+            oversized.append(slot)
+            return
+        }
+        for lat in range.lat {
+            for lng in range.lng { cells[Self.key(latCell: lat, lngCell: lng), default: []].append(slot) }
+        }
+    }
+
+    public mutating func remove(slot: Int32, box: BoundingBox) {
+        guard let range = Self.cellRange(box) else { return }
+        if range.lat.count * range.lng.count > Self.maxCellsPerShape {
+            oversized.removeAll { $0 == slot }
+            return
+        }
+        for lat in range.lat {
+            for lng in range.lng {
+                let key = Self.key(latCell: lat, lngCell: lng)
+                cells[key]?.removeAll { $0 == slot }
+                if cells[key]?.isEmpty == true { cells[key] = nil }
+            }
+        }
+    }
+
+    /// Calls `body` with every slot whose cell holds `point`, plus the oversized ones.
+    /// - Complexity: one hash probe plus the candidates found.
+    public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
+        if let slots = slotsInCell(of: point) {
+            for slot in slots { body(slot) }
+        }
+        for slot in oversized { body(slot) }
+    }
+
+    func slotsInCell(of point: Coordinate) -> [Int32]? {
+        cells[Self.key(latCell: Self.cellIndex(point.latitudeE7), lngCell: Self.cellIndex(point.longitudeE7))]
+    }
+}

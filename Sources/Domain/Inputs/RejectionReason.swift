@@ -1,0 +1,24 @@
+/// Why an input could not be used. Every rejected record goes to the dead-letter topic with one of
+/// these (its `rawValue` is the wire name) and increments the counter of that reason.
+public enum RejectionReason: String, CaseIterable, Sendable {
+    // Decoding (Codec).
+    case invalidJSON = "invalid_json"
+    case notAnObject = "not_an_object"
+    case missingField = "missing_field"
+    case wrongType = "wrong_type"
+    case emptyString = "empty_string"
+    case stringTooLong = "string_too_long"
+    case recordTooLarge = "record_too_large"
+    case nonFiniteNumber = "non_finite_number"
+    case coordinateOutOfRange = "coordinate_out_of_range"
+    case valueOutOfRange = "value_out_of_range"
+    case badTimestamp = "bad_timestamp"
+    case absurdTimestamp = "absurd_timestamp"
+    case unknownEnumValue = "unknown_enum_value"
+    case invalidGeometry = "invalid_geometry"
+    case keyMismatch = "key_mismatch"
+    // Ordering and the fold.
+    case tooLate = "too_late"
+    case futureTimestamp = "future_timestamp"
+    case unknownTrip = "unknown_trip"
+}

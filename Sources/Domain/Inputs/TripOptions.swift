@@ -1,0 +1,34 @@
+/// The trip part of a trip command, named as RadarTripOptions.
+///
+/// In a `start` command absent fields take defaults; in an `update` command an absent field keeps
+/// the trip's current value. `complete` and `cancel` need only `externalId`.
+public struct TripOptions: Sendable, Equatable {
+    public var externalId: String
+    public var destinationGeofenceTag: String?
+    public var destinationGeofenceExternalId: String?
+    /// Destination given as a point instead of a geofence (`destinationCoordinates`, [lng, lat]).
+    public var destinationCoordinates: Coordinate?
+    /// Radius in meters of the destination when it is given as coordinates.
+    public var destinationRadius: Double?
+    public var mode: TravelMode?
+    /// Minutes of ETA at which the trip becomes `approaching`.
+    public var approachingThreshold: Int?
+    public var scheduledArrivalAt: UnixMillis?
+    public var metadata: RawJSON?
+
+    public init(
+        externalId: String, destinationGeofenceTag: String? = nil, destinationGeofenceExternalId: String? = nil,
+        destinationCoordinates: Coordinate? = nil, destinationRadius: Double? = nil, mode: TravelMode? = nil,
+        approachingThreshold: Int? = nil, scheduledArrivalAt: UnixMillis? = nil, metadata: RawJSON? = nil
+    ) {
+        self.externalId = externalId
+        self.destinationGeofenceTag = destinationGeofenceTag
+        self.destinationGeofenceExternalId = destinationGeofenceExternalId
+        self.destinationCoordinates = destinationCoordinates
+        self.destinationRadius = destinationRadius
+        self.mode = mode
+        self.approachingThreshold = approachingThreshold
+        self.scheduledArrivalAt = scheduledArrivalAt
+        self.metadata = metadata
+    }
+}
