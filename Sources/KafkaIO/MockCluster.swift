@@ -1,0 +1,85 @@
+import CRdKafka
+
+/// librdkafka's in-process mock Kafka cluster: real Kafka protocol on localhost TCP, in memory.
+///
+/// For tests and the `dev-broker`/`demo` commands. It supports consumer groups, idempotent producers and fault
+/// injection, and accepts the transactional API without enforcing it (aborted records stay visible; offsets sent to
+/// a transaction are not stored). It keeps ~5 MiB per partition and only speaks Metadata up to v2; CreateTopics is
+/// not implemented, so create topics with ``createTopic(_:partitions:replicationFactor:)`` (or a ``KafkaAdmin`` made
+/// with ``KafkaAdmin/init(mockCluster:)``). Unknown topics auto-create with the mock's default partition count.
+public final class MockCluster {
+    /// The dedicated producer instance the mock cluster is attached to (librdkafka requires one).
+    private let client: RDKafkaClient
+    /// The `rd_kafka_mock_cluster_t *`, destroyed in `deinit` before `client`.
+    private let cluster: OpaquePointer
+
+    /// The number of brokers; their ids are `1...brokerCount`.
+    public let brokerCount: Int
+    /// `host:port,…` of the brokers, for `bootstrap.servers`.
+    public let bootstrapServers: String
+
+    /// Starts a mock cluster.
+    ///
+    /// - Parameters:
+    ///   - brokerCount: Number of brokers. Default: 3.
+    ///   - configuration: Extra properties for the hosting client, e.g. `log_level`. Default: none.
+    public init(brokerCount: Int = 3, configuration: KafkaConfiguration = KafkaConfiguration()) throws(KafkaError) {
+        // The hosting client never connects anywhere; only the mock uses it.
+        client = try RDKafkaClient(type: RD_KAFKA_PRODUCER, configuration: configuration)
+        guard let cluster = rd_kafka_mock_cluster_new(client.handle, Int32(brokerCount)) else {
+            throw KafkaError(code: .fatal, message: "rd_kafka_mock_cluster_new failed")
+        }
+        self.cluster = cluster
+        self.brokerCount = brokerCount
+        bootstrapServers = String(cString: rd_kafka_mock_cluster_bootstraps(cluster))
+    }
+
+    deinit {
+        rd_kafka_mock_cluster_destroy(cluster)
+    }
+
+    /// A configuration with `bootstrap.servers` pointing at this cluster.
+    public var clientConfiguration: KafkaConfiguration {
+        KafkaConfiguration(properties: [("bootstrap.servers", bootstrapServers)])
+    }
+
+    // MARK: - Topics
+
+    /// Creates a topic.
+    ///
+    /// - Throws: ``KafkaError`` `topicAlreadyExists` if it exists, or another mock error.
+    public func createTopic(_ name: String, partitions: Int32, replicationFactor: Int16 = 1) throws(KafkaError) {
+        try KafkaError.check(rd_kafka_mock_topic_create(cluster, name, partitions, Int32(replicationFactor)))
+    }
+
+    /// Moves a partition's leadership to `brokerId` (clients learn it from NOT_LEADER errors and metadata refresh).
+    public func setPartitionLeader(topic: String, partition: Int32, brokerId: Int32) throws(KafkaError) {
+        try KafkaError.check(rd_kafka_mock_partition_set_leader(cluster, topic, partition, brokerId))
+    }
+
+    // MARK: - Fault injection
+
+    /// Makes the next `errors.count` requests of kind `apiKey` (to any broker) fail with these errors, in order.
+    /// ``KafkaError/Code/transport`` makes the broker drop the connection instead.
+    public func pushRequestErrors(apiKey: ApiKey, errors: [KafkaError.Code]) {
+        let codes = errors.map { $0.rd }
+        codes.withUnsafeBufferPointer {
+            rd_kafka_mock_push_request_errors_array(cluster, apiKey.rawValue, $0.count, $0.baseAddress)
+        }
+    }
+
+    /// Takes a broker down: its listener closes and connections drop until ``setBrokerUp(_:)``.
+    public func setBrokerDown(_ brokerId: Int32) throws(KafkaError) {
+        try KafkaError.check(rd_kafka_mock_broker_set_down(cluster, brokerId))
+    }
+
+    /// Brings a broker back up.
+    public func setBrokerUp(_ brokerId: Int32) throws(KafkaError) {
+        try KafkaError.check(rd_kafka_mock_broker_set_up(cluster, brokerId))
+    }
+
+    /// Adds a round-trip delay to every response of a broker.
+    public func setBrokerRoundTripTime(_ brokerId: Int32, milliseconds: Int32) throws(KafkaError) {
+        try KafkaError.check(rd_kafka_mock_broker_set_rtt(cluster, brokerId, milliseconds))
+    }
+}

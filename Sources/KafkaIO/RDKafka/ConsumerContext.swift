@@ -1,0 +1,20 @@
+import Synchronization
+
+/// What the consumer's rebalance callback records, for the Swift poll loop to drain.
+///
+/// The callback reaches this object through `rd_kafka_opaque` (an unretained `Unmanaged` pointer, kept alive by the
+/// consumer that owns both it and the client). It is `Sendable` because its only state is behind a `Mutex`.
+final class ConsumerContext: Sendable {
+    let rebalanceEvents = Mutex<[RebalanceEvent]>([])
+
+    func record(_ event: RebalanceEvent) {
+        rebalanceEvents.withLock { $0.append(event) }
+    }
+
+    func takeRebalanceEvents() -> [RebalanceEvent] {
+        rebalanceEvents.withLock { events in
+            defer { events = [] }
+            return events
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CRdKafka
+
+// MARK: - Cluster metadata and watermarks
+
+extension RDKafkaClient {
+    /// Partition counts of `topics` that exist; missing or erroring topics are absent.
+    ///
+    /// Asks for all topics rather than the named ones: a targeted Metadata request can auto-create topics on brokers
+    /// with `auto.create.topics.enable` (the mock included), and merely looking must not create anything.
+    func partitionCounts(topics: some Sequence<String>, timeout: Duration) throws(KafkaError) -> [String: Int] {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        try KafkaError.check(rd_kafka_metadata(handle, 1, nil, &metadata, timeout.kafkaMilliseconds))
+        guard let metadata else { return [:] }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        let wanted = Set(topics)
+        var counts: [String: Int] = [:]
+        for index in 0..<Int(metadata.pointee.topic_cnt) {
+            let topic = metadata.pointee.topics[index]
+            guard topic.err == RD_KAFKA_RESP_ERR_NO_ERROR, let name = topic.topic else { continue }
+            let topicName = String(cString: name)
+            if wanted.contains(topicName) { counts[topicName] = Int(topic.partition_cnt) }
+        }
+        return counts
+    }
+
+    /// Low and high watermarks of a partition, asked from its leader.
+    func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64) {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        try KafkaError.check(
+            rd_kafka_query_watermark_offsets(handle, topic, partition, &low, &high, timeout.kafkaMilliseconds))
+        return (low, high)
+    }
+}

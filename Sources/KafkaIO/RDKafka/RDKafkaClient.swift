@@ -1,0 +1,71 @@
+import CRdKafka
+
+/// Owns one librdkafka client instance (`rd_kafka_t`) and destroys it in `deinit`.
+///
+/// Objects that depend on the instance (topic handles, the mock cluster, queues) hold a strong reference to their
+/// `RDKafkaClient`, so Swift's release order guarantees they are destroyed first.
+///
+/// - Important: `handle` must never escape the object that owns this client.
+final class RDKafkaClient {
+    /// The `rd_kafka_t *`.
+    let handle: OpaquePointer
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - type: Producer or consumer.
+    ///   - configuration: Properties passed to `rd_kafka_conf_set`, in order.
+    ///   - opaque: The instance opaque handed to callbacks (`rd_kafka_conf_set_opaque`); the caller keeps it alive
+    ///     for the lifetime of this client.
+    ///   - configure: Registers callbacks on the `rd_kafka_conf_t *` before the instance is created.
+    /// - Throws: ``KafkaError`` with `invalidArgument` for a rejected property (named, value withheld), or the
+    ///   reason `rd_kafka_new` failed.
+    init(
+        type: rd_kafka_type_t,
+        configuration: KafkaConfiguration,
+        opaque: UnsafeMutableRawPointer? = nil,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws(KafkaError) {
+        let conf = rd_kafka_conf_new()!
+        var errstr = [CChar](repeating: 0, count: 512)
+        for (key, value) in configuration.properties {
+            let result = rd_kafka_conf_set(conf, key, value, &errstr, errstr.count)
+            guard result == RD_KAFKA_CONF_OK else {
+                rd_kafka_conf_destroy(conf)
+                // librdkafka's message may quote the value, so secrets get a generic message instead.
+                let detail = KafkaConfiguration.isSecret(key: key) ? "invalid value" : Self.string(errstr)
+                throw KafkaError(code: .invalidArgument, message: "property \(key): \(detail)")
+            }
+        }
+        rd_kafka_conf_set_log_cb(conf, kafkaLogCallback)
+        if let opaque { rd_kafka_conf_set_opaque(conf, opaque) }
+        configure(conf)
+        // rd_kafka_new takes ownership of conf only on success; on failure it is still ours to free.
+        guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
+            rd_kafka_conf_destroy(conf)
+            throw KafkaError(code: .invalidArgument, message: "rd_kafka_new: \(Self.string(errstr))")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        rd_kafka_destroy(handle)
+    }
+
+    /// The client's name (`rdkafka#producer-1`…), for logs.
+    var name: String { String(cString: rd_kafka_name(handle)) }
+
+    /// The global fatal error, if one was raised (idempotent/transactional producers, static group members).
+    func fatalError() -> KafkaError? {
+        var errstr = [CChar](repeating: 0, count: 512)
+        let err = rd_kafka_fatal_error(handle, &errstr, errstr.count)
+        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        var error = KafkaError(err, Self.string(errstr))
+        error.isFatal = true
+        return error
+    }
+
+    static func string(_ buffer: [CChar]) -> String {
+        buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
