@@ -2,8 +2,8 @@
 enum Suggestion {
     /// The candidate closest to `typed`, if it is close enough to be a plausible typo.
     static func closest(to typed: String, among candidates: some Sequence<String>) -> String? {
-        // Short words tolerate one edit, longer ones two or three; beyond that suggestions become noise.
-        let allowed = typed.count <= 3 ? 1 : (typed.count <= 7 ? 2 : 3)
+        // One edit per four characters (at least one): more than that and suggestions become noise.
+        let allowed = max(1, typed.count / 4)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let distance = editDistance(typed, candidate)
