@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Duration and distance to a trip's destination without a routing call per fix.
+///
+/// Remaining time ≈ A·√d: on real city rides the time left grows with the square root of the
+/// straight-line distance left (short remainders are dominated by stops and the last turns, long
+/// ones by faster roads). ln A starts at a fitted prior and learns from this user's arrived trips,
+/// which recorded (time, ½·ln d) checkpoints along the way. Measured against a straight-line /
+/// constant-speed baseline by `bench/eta_model_study.py` and `bench/real-trajectories.sh`.
+public enum EtaModel {
+    /// - Parameter centerDistance: straight-line meters from the user to the destination's center.
+    public static func estimate(centerDistance: Double, mode: TravelMode, learning: EtaLearning,
+                                settings: EtaSettings) -> Eta
+    {
+        let d = max(centerDistance, settings.distanceFloor)
+        let logScale = (learning.logScaleSum + settings.priorWeight * settings.logScalePrior)
+            / (Double(learning.observations) + settings.priorWeight)
+        let seconds = max(settings.minimumSeconds,
+                          exp(logScale) * d.squareRoot() * settings.shrink * settings.modeFactor(mode))
+        return Eta(
+            durationSeconds: Int32(min(seconds.rounded(), Double(Int32.max))),
+            distanceMeters: Int32(min((max(centerDistance, 0) * settings.circuity).rounded(), Double(Int32.max))))
+    }
+
+    /// Records a learning checkpoint when one is due.
+    public static func recordCheckpoint(centerDistance: Double, at time: UnixMillis, trip: inout TripProgress,
+                                        settings: EtaSettings)
+    {
+        let elapsed = time - trip.snapshot.startedAt
+        guard elapsed >= trip.nextCheckpointAt else { return }
+        let d = max(centerDistance, settings.distanceFloor)
+        trip.checkpoints.append(TripProgress.Checkpoint(time: time, halfLogDistance: Float(0.5 * log(d))))
+        if trip.checkpointInterval == 0 { trip.checkpointInterval = settings.checkpointInterval }
+        trip.nextCheckpointAt = elapsed + trip.checkpointInterval
+        if trip.checkpoints.count == 8 {
+            // Keep memory bounded on long trips: thin to every other checkpoint, sample half as often.
+            trip.checkpoints = [trip.checkpoints[0], trip.checkpoints[2], trip.checkpoints[4], trip.checkpoints[6]]
+            trip.checkpointInterval *= 2
+            trip.nextCheckpointAt = (trip.checkpoints[3].time - trip.snapshot.startedAt) + trip.checkpointInterval
+        }
+    }
+
+    /// Learns from a trip that arrived at `arrival`: each checkpoint's actual time to arrival.
+    public static func learn(from trip: TripProgress, arrival: UnixMillis, into learning: inout EtaLearning) {
+        for checkpoint in trip.checkpoints where arrival > checkpoint.time {
+            learning.logScaleSum += log(Double(arrival - checkpoint.time) / 1000) - Double(checkpoint.halfLogDistance)
+            learning.observations &+= 1
+        }
+    }
+}

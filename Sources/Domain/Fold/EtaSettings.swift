@@ -1,0 +1,31 @@
+/// Parameters of the ETA model (see `EtaModel`). Fitted on real taxi rides by
+/// `bench/eta_model_study.py`; remaining time grows with the square root of the distance left.
+public struct EtaSettings: Sendable, Equatable {
+    /// Prior of ln(seconds per √meter) before anything is learned. Default: 1.85.
+    public var logScalePrior: Double = 1.85
+    /// Weight of the prior, in observations. Default: 20.
+    public var priorWeight: Double = 20
+    /// Shrink applied to the estimate (the mean of a skewed distribution overshoots). Default: 0.9.
+    public var shrink: Double = 0.9
+    /// Distances below this count as this, meters. Default: 50.
+    public var distanceFloor: Double = 50
+    /// Smallest ETA, seconds. Default: 15.
+    public var minimumSeconds: Double = 15
+    /// Road distance over straight-line distance, for `eta.distance`. Default: 1.35.
+    public var circuity: Double = 1.35
+    /// First interval between learning checkpoints of a trip, seconds; doubles as the trip goes on.
+    /// Default: 60.
+    public var checkpointInterval: UnixMillis = 60_000
+    /// Scale for modes slower or faster than a car (a taxi fleet taught the prior).
+    public func modeFactor(_ mode: TravelMode) -> Double {
+        switch mode {
+        case .car: 1
+        case .truck: 1.15
+        case .motorbike: 0.9
+        case .bike: 1.9
+        case .foot: 5.5
+        }
+    }
+
+    public init() {}
+}

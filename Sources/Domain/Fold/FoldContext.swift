@@ -1,0 +1,24 @@
+/// What a fold step reads besides the user's state: the geofence table, the settings, and whether
+/// events of this step are `live`.
+public struct FoldContext {
+    public let geofences: GeofenceTable
+    public let settings: FoldSettings
+    public var live: Bool
+
+    public init(geofences: GeofenceTable, settings: FoldSettings, live: Bool) {
+        self.geofences = geofences
+        self.settings = settings
+        self.live = live
+    }
+}
+
+/// What became of one input in the fold; the counters count these.
+public enum FoldOutcome: UInt8, Sendable {
+    case applied
+    /// A fix implying an impossible speed: a GPS jump, left out of the state.
+    case filteredJump
+    /// Too inaccurate to decide geofences; the location was still updated.
+    case tooInaccurate
+    /// A command about a trip the user does not have (update, complete or cancel).
+    case unknownTrip
+}

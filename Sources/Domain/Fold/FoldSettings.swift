@@ -1,0 +1,47 @@
+/// The knobs of the fold. Every value is part of the determinism contract: the same inputs with the
+/// same settings give the same events.
+public struct FoldSettings: Sendable, Equatable {
+    /// Smallest hysteresis buffer outside a geofence's edge before an exit counts, meters. Default: 10.
+    public var hysteresisMinimum: Double = 10
+    /// Hysteresis buffer as a fraction of the geofence's radius. Default: 0.2.
+    public var hysteresisFraction: Double = 0.2
+    /// Largest hysteresis buffer, meters. Default: 50.
+    public var hysteresisMaximum: Double = 50
+    /// A fix may enter a geofence only if its accuracy is at most max(radius, this), meters, or its
+    /// whole uncertainty circle is inside. Default: 50.
+    public var enterAccuracyFloor: Double = 50
+    /// Fixes less accurate than this are too vague to decide anything about geofences, meters.
+    /// Default: 1000.
+    public var maxUsableAccuracy: Float = 1000
+
+    /// Speed above which a fix is a GPS jump rather than movement, m/s, before slack. Default: 55 (≈200 km/h).
+    public var maxPlausibleSpeed: Double = 55
+    /// Distance any fix may move regardless of elapsed time, meters (covers GPS noise). Default: 100.
+    public var jumpSlack: Double = 100
+    /// Mutually consistent rejected fixes after which the user is taken to really be there. Default: 3.
+    public var jumpConfirmations: UInt8 = 3
+    /// Mileage accrues only once the user moved this far from the last counted point, meters;
+    /// parked jitter stays below it. Default: 15.
+    public var mileageMinimumStep: Double = 15
+
+    /// Default approaching threshold when a trip gives none, minutes. Default: 5.
+    public var defaultApproachingThreshold: Int = 5
+    /// Default radius of a destination given as coordinates, meters. Default: 100.
+    public var defaultDestinationRadius: Double = 100
+    /// A trip neither completed nor canceled expires this long after it started. Default: 24 h.
+    public var tripExpiry: UnixMillis = 24 * 3_600_000
+    /// Events of inputs whose event time lags processing time by more than this are `live: false`.
+    /// Default: 10 min.
+    public var liveLag: UnixMillis = 600_000
+
+    /// Replay history kept per user: at most this many inputs (the newest half always). Default: 8.
+    public var historyLimit: Int = 8
+    /// Inputs older than the user's newest by more than this are `too_late`. Default: 6 h.
+    public var replayHorizon: UnixMillis = 6 * 3_600_000
+    /// Inputs newer than processing time by more than this are `future_timestamp`. Default: 15 min.
+    public var maxClockSkew: UnixMillis = 900_000
+
+    public var eta = EtaSettings()
+
+    public init() {}
+}

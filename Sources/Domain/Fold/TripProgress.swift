@@ -1,0 +1,28 @@
+/// A trip in progress: what the events show plus what the fold needs to keep measuring it.
+public struct TripProgress: Sendable, Equatable {
+    /// A point where the ETA model will later compare its guess with the actual arrival.
+    public struct Checkpoint: Sendable, Equatable {
+        public var time: UnixMillis
+        public var halfLogDistance: Float
+    }
+
+    public var snapshot: TripSnapshot
+    /// The user's trip number; with the externalId it names the trip's events (`_id`).
+    public var ordinal: UInt32
+    /// Filtered mileage so far, meters.
+    public var distance: Double = 0
+    /// Last point counted into mileage.
+    public var mileageAnchor: Coordinate?
+    /// Hysteresis state for the destination.
+    public var insideDestination = false
+    public var leftDestinationAt: UnixMillis?
+    public var checkpoints: [Checkpoint] = []
+    /// Elapsed trip time at which the next checkpoint is due, and the interval after it.
+    public var nextCheckpointAt: UnixMillis = 0
+    public var checkpointInterval: UnixMillis = 0
+
+    public init(snapshot: TripSnapshot, ordinal: UInt32) {
+        self.snapshot = snapshot
+        self.ordinal = ordinal
+    }
+}

@@ -1,0 +1,96 @@
+/// The fold: `state', events = fold(state, input)`. Pure: no clock, no I/O, deterministic.
+extension UserState {
+    /// Folds one input (fix or command) into the state, appending the events it yields.
+    /// Timers due at or before the input's time fire first.
+    public mutating func fold(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> FoldOutcome {
+        fireTimers(upTo: input.time, context: context, events: &events)
+        switch input.attachment {
+        case let .command(box):
+            return apply(box.command, context: context, events: &events)
+        case let .fixExtras(extras):
+            if let deviceId = extras.deviceId { self.deviceId = deviceId }
+            if let metadata = extras.metadata { self.metadata = metadata }
+            return applyFix(input, context: context, events: &events)
+        case .none:
+            return applyFix(input, context: context, events: &events)
+        }
+    }
+
+    private mutating func applyFix(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> FoldOutcome {
+        let settings = context.settings
+        let time = input.time
+        let position = input.position
+        let accuracy = input.accuracy.isNaN ? 0 : Double(input.accuracy)
+        if time > lastFixAt { lastFixAt = time }
+
+        var relocated = false
+        if let last = location {
+            let elapsed = max(Double(time - locationAt) / 1000, 0)
+            let moved = Geodesy.distance(last, position)
+            if moved > settings.maxPlausibleSpeed * elapsed + settings.jumpSlack + accuracy {
+                if let suspect,
+                    Geodesy.distance(suspect, position)
+                        <= settings.maxPlausibleSpeed * max(Double(time - suspectAt) / 1000, 0) + settings.jumpSlack
+                            + accuracy
+                {
+                    suspectCount &+= 1
+                } else {
+                    suspectCount = 1
+                }
+                suspect = position
+                suspectAt = time
+                if suspectCount < settings.jumpConfirmations { return .filteredJump }
+                relocated = true  // several fixes agree: the user really is there now
+            } else if elapsed > 0 {
+                let observed = Float(moved / elapsed)
+                speed = speed.isNaN ? observed : speed * 0.7 + observed * 0.3
+            }
+        }
+        suspect = nil
+        suspectCount = 0
+        if !input.speed.isNaN { speed = input.speed }
+        location = position
+        locationAt = time
+        self.accuracy = input.accuracy
+
+        let decisive = accuracy <= Double(settings.maxUsableAccuracy)
+        if decisive {
+            updateGeofences(at: position, accuracy: accuracy, time: time, context: context, events: &events)
+        }
+        if trip != nil {
+            advanceTrip(
+                at: position, accuracy: decisive ? accuracy : .infinity, time: time, relocated: relocated,
+                context: context, events: &events)
+        }
+        return decisive ? .applied : .tooInaccurate
+    }
+
+    // MARK: - Events
+
+    func makeEvent(_ type: EventType, at time: UnixMillis, context: FoldContext, id: (inout StableHasher) -> Void)
+        -> Event
+    {
+        var hasher = StableHasher()
+        hasher.combine(userId)
+        hasher.combine(type.rawValue)
+        id(&hasher)
+        return Event(
+            id: EventID(hashing: hasher), type: type, userId: userId, createdAt: time, live: context.live,
+            location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata)
+    }
+
+    /// The buffer outside a geofence's edge that a user must pass before an exit counts.
+    static func hysteresisBuffer(radius: Double, settings: FoldSettings) -> Double {
+        min(max(settings.hysteresisMinimum, radius * settings.hysteresisFraction), settings.hysteresisMaximum)
+    }
+
+    /// Whether a fix at `signedDistance` with `accuracy` is confidently inside an area of `radius`.
+    static func entersArea(signedDistance: Double, accuracy: Double, radius: Double, settings: FoldSettings) -> Bool {
+        signedDistance <= 0 && (accuracy <= max(radius, settings.enterAccuracyFloor) || signedDistance + accuracy <= 0)
+    }
+
+    /// Whether a fix is confidently outside an area the user is in, beyond the hysteresis buffer.
+    static func leavesArea(signedDistance: Double, accuracy: Double, radius: Double, settings: FoldSettings) -> Bool {
+        signedDistance - accuracy > hysteresisBuffer(radius: radius, settings: settings)
+    }
+}

@@ -1,0 +1,106 @@
+/// Geofence entry, exit and dwell: accuracy-aware, with hysteresis at the edge.
+extension UserState {
+    mutating func updateGeofences(
+        at position: Coordinate, accuracy: Double, time: UnixMillis, context: FoldContext, events: inout [Event]
+    ) {
+        let settings = context.settings
+        var index = 0
+        while index < presences.count {
+            let presence = presences[index]
+            guard let geofence = context.geofences.geofence(presence.geofenceID), geofence.enabled else {
+                presences.remove(at: index)  // deleted or disabled: the visit ends without an event
+                continue
+            }
+            let distance = geofence.geometry.signedDistance(to: position)
+            if Self.leavesArea(
+                signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
+                settings: settings)
+            {
+                var event = makeEvent(.exitedGeofence, at: time, context: context) {
+                    $0.combine(presence.geofenceID.rawValue)
+                    $0.combine(UInt64(presence.visitOrdinal))
+                }
+                event.geofence = geofence
+                event.durationSeconds = Int32(clamping: (time - presence.enteredAt) / 1000)
+                events.append(event)
+                presences.remove(at: index)
+                continue
+            }
+            index += 1
+        }
+
+        var entered: [Geofence] = []
+        let presences = self.presences
+        context.geofences.forEachCandidate(at: position) { geofence in
+            guard geofence.enabled, !presences.contains(where: { $0.geofenceID == geofence.id }) else { return }
+            let distance = geofence.geometry.signedDistance(to: position)
+            if Self.entersArea(
+                signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
+                settings: settings)
+            {
+                entered.append(geofence)
+            }
+        }
+        guard !entered.isEmpty else { return }
+        entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
+        for geofence in entered {
+            visitCount &+= 1
+            let presence = Presence(geofenceID: geofence.id, enteredAt: time, visitOrdinal: visitCount)
+            let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
+            self.presences.insert(presence, at: slot)
+            var event = makeEvent(.enteredGeofence, at: time, context: context) {
+                $0.combine(geofence.id.rawValue)
+                $0.combine(UInt64(presence.visitOrdinal))
+            }
+            event.geofence = geofence
+            events.append(event)
+        }
+    }
+
+    /// The earliest timer of this user: a dwell threshold or a trip's expiry.
+    public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
+        var due: UnixMillis?
+        for presence in presences where !presence.dwelled {
+            if let geofence = geofences.geofence(presence.geofenceID), geofence.enabled,
+                let threshold = geofence.dwellThreshold
+            {
+                let at = presence.enteredAt + UnixMillis(threshold) * UnixMillis.millisPerMinute
+                due = min(due ?? at, at)
+            }
+        }
+        if let trip, trip.snapshot.status.isActive {
+            let at = trip.snapshot.startedAt + settings.tripExpiry
+            due = min(due ?? at, at)
+        }
+        return due
+    }
+
+    /// Fires every timer due at or before `time`, earliest first; dwells before an expiry due at
+    /// the same instant, dwells in geofence-id order.
+    /// - Returns: the due time of the last timer fired, nil if none was due.
+    @discardableResult
+    public mutating func fireTimers(upTo time: UnixMillis, context: FoldContext, events: inout [Event]) -> UnixMillis? {
+        var lastFired: UnixMillis?
+        while let due = nextTimerDue(geofences: context.geofences, settings: context.settings), due <= time {
+            if let index = presences.firstIndex(where: { presence in
+                guard !presence.dwelled, let geofence = context.geofences.geofence(presence.geofenceID),
+                    geofence.enabled, let threshold = geofence.dwellThreshold
+                else { return false }
+                return presence.enteredAt + UnixMillis(threshold) * UnixMillis.millisPerMinute == due
+            }) {
+                presences[index].dwelled = true
+                let presence = presences[index]
+                var event = makeEvent(.dwelledInGeofence, at: due, context: context) {
+                    $0.combine(presence.geofenceID.rawValue)
+                    $0.combine(UInt64(presence.visitOrdinal))
+                }
+                event.geofence = context.geofences.geofence(presence.geofenceID)
+                events.append(event)
+            } else {
+                stopTrip(as: .expired, at: due, context: context, events: &events)
+            }
+            lastFired = due
+        }
+        return lastFired
+    }
+}

@@ -1,0 +1,201 @@
+/// The trip lifecycle: started → approaching → arrived → completed; canceled; expired.
+extension UserState {
+    // MARK: - Commands
+
+    mutating func apply(_ command: TripCommand, context: FoldContext, events: inout [Event]) -> FoldOutcome {
+        let time = command.createdAt
+        switch command.kind {
+        case .start:
+            if let current = trip, current.snapshot.status.isActive {
+                if current.snapshot.plan.externalId == command.trip.externalId {
+                    return update(with: command.trip, at: time, context: context, events: &events)
+                }
+                stopTrip(as: .canceled, at: time, context: context, events: &events)  // replaced by the new trip
+            }
+            tripCount &+= 1
+            let plan = Self.makePlan(command.trip, base: nil, settings: context.settings)
+            var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .started, startedAt: time),
+                                        ordinal: tripCount)
+            progress.mileageAnchor = location
+            trip = progress
+            refreshTrip(at: time, accuracy: .infinity, context: context)
+            events.append(tripEvent(.startedTrip, at: time, context: context))
+            return .applied
+        case .update:
+            guard let current = trip, current.snapshot.status.isActive,
+                current.snapshot.plan.externalId == command.trip.externalId
+            else { return .unknownTrip }
+            return update(with: command.trip, at: time, context: context, events: &events)
+        case .complete, .cancel:
+            guard let current = trip, current.snapshot.status.isActive,
+                current.snapshot.plan.externalId == command.trip.externalId
+            else { return .unknownTrip }
+            stopTrip(as: command.kind == .complete ? .completed : .canceled, at: time, context: context,
+                     events: &events)
+            return .applied
+        }
+    }
+
+    private mutating func update(with options: TripOptions, at time: UnixMillis, context: FoldContext,
+                                 events: inout [Event]) -> FoldOutcome
+    {
+        guard var progress = trip else { return .unknownTrip }
+        progress.snapshot.plan = Self.makePlan(options, base: progress.snapshot.plan, settings: context.settings)
+        trip = progress
+        refreshTrip(at: time, accuracy: .infinity, context: context)
+        events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(1)) })
+        return .applied
+    }
+
+    static func makePlan(_ options: TripOptions, base: TripPlan?, settings: FoldSettings) -> TripPlan {
+        let newDestination = options.destinationCoordinates != nil || options.destinationGeofenceTag != nil
+        return TripPlan(
+            externalId: options.externalId,
+            destinationGeofenceTag: newDestination ? options.destinationGeofenceTag : base?.destinationGeofenceTag,
+            destinationGeofenceExternalId: newDestination
+                ? options.destinationGeofenceExternalId : base?.destinationGeofenceExternalId,
+            destinationCoordinates: newDestination ? options.destinationCoordinates : base?.destinationCoordinates,
+            destinationRadius: options.destinationRadius ?? base?.destinationRadius ?? settings.defaultDestinationRadius,
+            mode: options.mode ?? base?.mode ?? .car,
+            approachingThreshold: options.approachingThreshold ?? base?.approachingThreshold
+                ?? settings.defaultApproachingThreshold,
+            scheduledArrivalAt: options.scheduledArrivalAt ?? base?.scheduledArrivalAt,
+            metadata: options.metadata ?? base?.metadata)
+    }
+
+    /// Ends the active trip with `status`, with its summary, and clears it.
+    mutating func stopTrip(as status: TripStatus, at time: UnixMillis, context: FoldContext, events: inout [Event]) {
+        guard var progress = trip else { return }
+        progress.snapshot.status = status
+        progress.snapshot.eta = nil
+        let onSite = progress.snapshot.arrivedAt.map { arrived in
+            Int32(clamping: ((progress.leftDestinationAt ?? time) - arrived) / 1000)
+        }
+        progress.snapshot.summary = TripSummary(
+            distanceMeters: Int32(clamping: Int64(progress.distance.rounded())),
+            durationSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000),
+            timeOnSiteSeconds: onSite)
+        trip = progress
+        events.append(tripEvent(.stoppedTrip, at: time, context: context))
+        trip = nil
+    }
+
+    // MARK: - Fixes
+
+    /// Mileage, arrival, ETA, approaching and delay for a fix of a user on a trip.
+    mutating func advanceTrip(
+        at position: Coordinate, accuracy: Double, time: UnixMillis, relocated: Bool, context: FoldContext,
+        events: inout [Event]
+    ) {
+        guard var progress = trip, progress.snapshot.status.isActive else { return }
+        if relocated || progress.mileageAnchor == nil {
+            progress.mileageAnchor = position  // a confirmed jump is not driven distance
+        } else if let anchor = progress.mileageAnchor {
+            let step = Geodesy.distance(anchor, position)
+            if step >= context.settings.mileageMinimumStep {
+                progress.distance += step
+                progress.mileageAnchor = position
+            }
+        }
+        trip = progress
+        let wasStatus = progress.snapshot.status
+        let arrivedNow = refreshTrip(at: time, accuracy: accuracy, context: context)
+        guard let current = trip else { return }
+
+        events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
+        if arrivedNow {
+            events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
+            return
+        }
+        if wasStatus == .started, current.snapshot.status == .started, let eta = current.snapshot.eta,
+            Int64(eta.durationSeconds) <= Int64(current.snapshot.plan.approachingThreshold) * 60
+        {
+            trip?.snapshot.status = .approaching
+            events.append(tripEvent(.approachingTripDestination, at: time, context: context))
+        }
+        if let scheduled = current.snapshot.plan.scheduledArrivalAt, current.snapshot.delayMinutes == nil,
+            current.snapshot.status != .arrived, let eta = current.snapshot.eta
+        {
+            let late = time + Int64(eta.durationSeconds) * 1000 - scheduled
+            if late > 0 {
+                trip?.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
+                events.append(tripEvent(.delayedTrip, at: time, context: context))
+            }
+        }
+    }
+
+    /// Recomputes destination presence and ETA from the current location.
+    /// - Returns: whether the trip arrived just now.
+    @discardableResult
+    mutating func refreshTrip(at time: UnixMillis, accuracy: Double, context: FoldContext) -> Bool {
+        guard var progress = trip, let location, progress.snapshot.status.isActive,
+            let destination = Self.destinationDistance(of: progress.snapshot.plan, from: location, in: context.geofences)
+        else { return false }
+        let settings = context.settings
+        var arrivedNow = false
+        if accuracy.isFinite {
+            if !progress.insideDestination {
+                if Self.entersArea(signedDistance: destination.signed, accuracy: accuracy, radius: destination.radius,
+                                   settings: settings)
+                {
+                    progress.insideDestination = true
+                    if progress.snapshot.status != .arrived {
+                        progress.snapshot.status = .arrived
+                        progress.snapshot.arrivedAt = time
+                        progress.snapshot.eta = Eta(durationSeconds: 0, distanceMeters: 0)
+                        EtaModel.learn(from: progress, arrival: time, into: &etaLearning)
+                        arrivedNow = true
+                    }
+                }
+            } else if Self.leavesArea(signedDistance: destination.signed, accuracy: accuracy,
+                                      radius: destination.radius, settings: settings)
+            {
+                progress.insideDestination = false
+                if progress.snapshot.status == .arrived, progress.leftDestinationAt == nil {
+                    progress.leftDestinationAt = time
+                }
+            }
+        }
+        if progress.snapshot.status != .arrived {
+            let centerDistance = destination.signed + destination.radius
+            let eta = EtaModel.estimate(centerDistance: centerDistance, mode: progress.snapshot.plan.mode,
+                                        learning: etaLearning, settings: settings.eta)
+            if let previous = progress.snapshot.eta {
+                // Rising by more than a rounding wobble while the user should be closing in.
+                progress.snapshot.etaRisingStreak =
+                    eta.durationSeconds > previous.durationSeconds + 5 ? progress.snapshot.etaRisingStreak &+ 1 : 0
+            }
+            progress.snapshot.eta = eta
+            EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
+        }
+        trip = progress
+        return arrivedNow
+    }
+
+    /// Signed distance from `point` to the destination's edge, and the destination's radius.
+    static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable)
+        -> (signed: Double, radius: Double)?
+    {
+        if let center = plan.destinationCoordinates {
+            return (Geodesy.distance(center, point) - plan.destinationRadius, plan.destinationRadius)
+        }
+        guard let id = plan.destinationGeofenceID, let geofence = geofences.geofence(id) else { return nil }
+        return (geofence.geometry.signedDistance(to: point), geofence.geometry.characteristicRadius)
+    }
+
+    func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext,
+                   extra: (inout StableHasher) -> Void = { _ in }) -> Event
+    {
+        guard let progress = trip else { preconditionFailure("trip events need a trip") }
+        var event = makeEvent(type, at: time, context: context) {
+            $0.combine(progress.snapshot.plan.externalId)
+            $0.combine(UInt64(progress.ordinal))
+            if type == .updatedTrip {
+                $0.combine(time)
+                extra(&$0)
+            }
+        }
+        event.trip = progress.snapshot
+        return event
+    }
+}

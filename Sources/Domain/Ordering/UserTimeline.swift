@@ -1,0 +1,169 @@
+/// One user's inputs in event-time order, whatever order they arrive in (DESIGN.md "Ordering").
+///
+/// In-order inputs fold at once. An input older than the newest one is inserted at its place; the
+/// state is rebuilt from the checkpoint before it and the newer inputs are folded again. The events
+/// of the old and the new history are compared by `_id`: new ones go out with `live: false`,
+/// changed ones with `corrected: true`, vanished ones with `retracted: true`. What was published
+/// is never stored: it is, by determinism, exactly what folding the old history yields.
+///
+/// History is bounded: between `historyLimit / 2` and `historyLimit` inputs, with the checkpoint
+/// state before the oldest (`base`) and one at the middle, so a refold never folds more than
+/// `historyLimit` inputs twice.
+public struct UserTimeline: Sendable {
+    public private(set) var current: UserState
+    private var base: UserState
+    private var middle: UserState?
+    private var middleIndex = 0
+    private var history: [TimelineInput] = []
+    /// Whether `base` has inputs folded into it (then nothing may go before `history[0]`).
+    private var baseHasHistory = false
+    /// Latest stream time whose timers were applied to `current`.
+    public private(set) var watermark: UnixMillis = .min
+    /// Due time of the latest timer a stream-time tick fired: an input older than that must be
+    /// refolded so that the timer fires at its place in event time.
+    private var lastTickTimer: UnixMillis = .min
+    public private(set) var newestTime: UnixMillis = .min
+
+    public init(userId: String) {
+        current = UserState(userId: userId)
+        base = current
+    }
+
+    public var historyCount: Int { history.count }
+
+    public enum Admission: Equatable, Sendable {
+        /// Folded at the end of history, no refold.
+        case folded(FoldOutcome)
+        /// Inserted into history; the user was refolded.
+        case rewound(FoldOutcome)
+        case duplicate
+        case tooLate
+    }
+
+    /// Admits one input.
+    /// - Parameters:
+    ///   - context: `live` applies to the events of an in-order input; refold events are never live.
+    ///   - events: receives the events to publish (new, corrected, retracted).
+    public mutating func admit(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> Admission {
+        let settings = context.settings
+        if newestTime != .min, input.time < newestTime - settings.replayHorizon { return .tooLate }
+
+        // Insertion point: after every input ordered at or before this one.
+        var position = history.count
+        while position > 0, input.isOrdered(before: history[position - 1]) { position -= 1 }
+        var probe = position
+        while probe > 0, history[probe - 1].time == input.time {
+            if history[probe - 1].isDuplicate(of: input) { return .duplicate }
+            probe -= 1
+        }
+        if position == 0, baseHasHistory { return .tooLate }
+        if input.time > newestTime { newestTime = input.time }
+
+        if position == history.count, input.time >= lastTickTimer {
+            let outcome = current.fold(input, context: context, events: &events)
+            history.append(input)
+            compact()
+            return .folded(outcome)
+        }
+        return .rewound(refold(inserting: input, at: position, context: context, events: &events))
+    }
+
+    /// Applies stream time: fires this user's timers due at or before `time`.
+    public mutating func tick(to time: UnixMillis, context: FoldContext, events: inout [Event]) {
+        guard time > watermark else { return }
+        watermark = time
+        if let fired = current.fireTimers(upTo: time, context: context, events: &events) {
+            lastTickTimer = max(lastTickTimer, fired)
+        }
+    }
+
+    // MARK: - Refold
+
+    private mutating func refold(inserting input: TimelineInput, at position: Int, context: FoldContext,
+                                 events: inout [Event]) -> FoldOutcome
+    {
+        var quiet = context
+        quiet.live = false
+        let useMiddle = middle != nil && position >= middleIndex
+        let start = useMiddle ? middle! : base
+        let from = useMiddle ? middleIndex : 0
+
+        var oldEvents: [Event] = []
+        var state = start
+        for index in from..<history.count { _ = state.fold(history[index], context: quiet, events: &oldEvents) }
+        state.fireTimers(upTo: watermark, context: quiet, events: &oldEvents)
+
+        history.insert(input, at: position)
+        if middle != nil, position < middleIndex { middleIndex += 1 }
+
+        var newEvents: [Event] = []
+        var outcome = FoldOutcome.applied
+        state = start
+        for index in from..<history.count {
+            if !useMiddle, middle != nil, index == middleIndex { middle = state }
+            let result = state.fold(history[index], context: quiet, events: &newEvents)
+            if index == position { outcome = result }
+        }
+        let fired = state.fireTimers(upTo: watermark, context: quiet, events: &newEvents)
+        lastTickTimer = fired ?? .min
+        current = state
+
+        Self.publishDifferences(old: oldEvents, new: newEvents, into: &events)
+        compact()
+        return outcome
+    }
+
+    /// Appends what changed between two foldings of a history, matched by `_id`.
+    static func publishDifferences(old: [Event], new: [Event], into events: inout [Event]) {
+        var oldByID: [EventID: Int] = [:]
+        oldByID.reserveCapacity(old.count)
+        for (index, event) in old.enumerated() { oldByID[event.id] = index }
+        var seen = [Bool](repeating: false, count: old.count)
+        for var event in new {
+            if let index = oldByID[event.id] {
+                seen[index] = true
+                if old[index].hasSameContent(as: event) { continue }
+                event.revision = .corrected
+            }
+            event.live = false
+            events.append(event)
+        }
+        for (index, event) in old.enumerated() where !seen[index] {
+            var retraction = event
+            retraction.revision = .retracted
+            retraction.live = false
+            events.append(retraction)
+        }
+    }
+
+    // MARK: - Bounding history
+
+    /// Keeps between half and all of `historyLimit` inputs, moving checkpoints forward.
+    private mutating func compact() {
+        let limit = max(historyLimit, 2)
+        let half = limit / 2
+        // A checkpoint is only valid if no stream-time timer ran past the last input folded into it.
+        let clean = history.isEmpty || lastTickTimer <= history[history.count - 1].time
+        if middle == nil {
+            if history.count >= half, clean {
+                middle = current
+                middleIndex = history.count
+            }
+            return
+        }
+        if history.count >= limit, let checkpoint = middle {
+            base = checkpoint
+            baseHasHistory = true
+            history.removeFirst(middleIndex)
+            middle = nil
+            middleIndex = 0
+            if history.count >= half, clean {
+                middle = current
+                middleIndex = history.count
+            }
+        }
+    }
+
+    /// Set by the processor from the settings; kept here so `compact` needs no context.
+    public var historyLimit = FoldSettings().historyLimit
+}

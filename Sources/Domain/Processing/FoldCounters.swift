@@ -1,0 +1,26 @@
+/// What a partition's fold did, for the summary and the metrics endpoint.
+public struct FoldCounters: Sendable, Equatable {
+    public var fixes = 0
+    public var commands = 0
+    public var duplicates = 0
+    public var rewinds = 0
+    public var filteredJumps = 0
+    public var tooInaccurate = 0
+    public var rejected: [RejectionReason: Int] = [:]
+    public var eventsByType = [Int](repeating: 0, count: EventType.allCases.count)
+    public var corrected = 0
+    public var retracted = 0
+
+    public init() {}
+
+    public var events: Int { eventsByType.reduce(0, +) }
+
+    public mutating func count(_ event: Event) {
+        eventsByType[Int(event.type.rawValue)] += 1
+        switch event.revision {
+        case .original: break
+        case .corrected: corrected += 1
+        case .retracted: retracted += 1
+        }
+    }
+}

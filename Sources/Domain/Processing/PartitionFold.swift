@@ -1,0 +1,185 @@
+/// The fold of one input partition: every user of the partition, their timelines, the partition's
+/// stream time and its timers. Pure and deterministic: `tripstream replay` and the Kafka runtime
+/// both drive it, so a file replay and a live run give the same events.
+public struct PartitionFold: Sendable {
+    public let settings: FoldSettings
+    private var slotByUser: [String: Int32] = [:]
+    private var timelines: [UserTimeline] = []
+    /// Interned fix extras per user, so repeated deviceId/metadata cost no allocation.
+    private var lastExtras: [FixExtras?] = []
+    private var scheduledTimer: [UnixMillis] = []
+    private var timers = TimerQueue()
+    private var touched: [Int32] = []
+    private var isTouched: [Bool] = []
+    /// The newest event time folded in this partition; timers fire on it.
+    public private(set) var streamTime: UnixMillis = .min
+    public var counters = FoldCounters()
+
+    public init(settings: FoldSettings = FoldSettings()) { self.settings = settings }
+
+    /// What became of one input.
+    public enum Result: Equatable, Sendable {
+        case accepted
+        case duplicate
+        case rejected(RejectionReason, detail: String)
+    }
+
+    public var userCount: Int { timelines.count }
+
+    public func state(of userId: String) -> UserState? {
+        slotByUser[userId].map { timelines[Int($0)].current }
+    }
+
+    public func timeline(of userId: String) -> UserTimeline? {
+        slotByUser[userId].map { timelines[Int($0)] }
+    }
+
+    // MARK: - Inputs
+
+    /// Folds a fix, appending the events to publish.
+    /// - Parameter processingTime: wall clock in a live run, stream time in a file replay; decides
+    ///   `live` and rejects fixes from the future.
+    public mutating func process(_ fix: Fix, geofences: GeofenceTable, processingTime: UnixMillis,
+                                 events: inout [Event]) -> Result
+    {
+        counters.fixes += 1
+        let slot = slot(for: fix.userId)
+        var extras: FixExtras?
+        if fix.deviceId != nil || fix.metadata != nil {
+            if let last = lastExtras[Int(slot)], last.deviceId == fix.deviceId, last.metadata == fix.metadata {
+                extras = last
+            } else {
+                extras = FixExtras(deviceId: fix.deviceId, metadata: fix.metadata)
+                lastExtras[Int(slot)] = extras
+            }
+        }
+        return admit(TimelineInput(fix: fix, extras: extras), slot: slot, geofences: geofences,
+                     processingTime: processingTime, events: &events)
+    }
+
+    /// Folds a trip command, appending the events to publish.
+    public mutating func process(_ command: TripCommand, geofences: GeofenceTable, processingTime: UnixMillis,
+                                 events: inout [Event]) -> Result
+    {
+        counters.commands += 1
+        return admit(TimelineInput(command: command), slot: slot(for: command.userId), geofences: geofences,
+                     processingTime: processingTime, events: &events)
+    }
+
+    private mutating func admit(_ input: TimelineInput, slot: Int32, geofences: GeofenceTable,
+                                processingTime: UnixMillis, events: inout [Event]) -> Result
+    {
+        if input.time > processingTime + settings.maxClockSkew {
+            return reject(.futureTimestamp, "createdAt is \((input.time - processingTime) / 1000) s ahead of processing time")
+        }
+        let live = !input.replayed && processingTime - input.time <= settings.liveLag
+        let context = FoldContext(geofences: geofences, settings: settings, live: live)
+        let first = events.count
+        let admission = timelines[Int(slot)].admit(input, context: context, events: &events)
+        let result: Result
+        switch admission {
+        case let .folded(outcome):
+            record(outcome)
+            result = outcome == .unknownTrip ? unknownTrip(input) : .accepted
+        case let .rewound(outcome):
+            counters.rewinds += 1
+            record(outcome)
+            result = outcome == .unknownTrip ? unknownTrip(input) : .accepted
+        case .duplicate:
+            counters.duplicates += 1
+            return .duplicate
+        case .tooLate:
+            let horizon = settings.replayHorizon / 1000
+            return reject(.tooLate, "createdAt is older than this user's replay history (horizon \(horizon) s, \(settings.historyLimit) inputs)")
+        }
+        markTouched(slot)
+        schedule(slot, geofences: geofences)
+        if input.time > streamTime {
+            streamTime = input.time
+            fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
+        }
+        for index in first..<events.count { counters.count(events[index]) }
+        return result
+    }
+
+    private mutating func unknownTrip(_ input: TimelineInput) -> Result {
+        let externalId = input.command?.trip.externalId ?? ""
+        return reject(.unknownTrip, "no active trip with externalId \"\(externalId)\" for this user")
+    }
+
+    private mutating func reject(_ reason: RejectionReason, _ detail: String) -> Result {
+        counters.rejected[reason, default: 0] += 1
+        return .rejected(reason, detail: detail)
+    }
+
+    private mutating func record(_ outcome: FoldOutcome) {
+        switch outcome {
+        case .applied, .unknownTrip: break
+        case .filteredJump: counters.filteredJumps += 1
+        case .tooInaccurate: counters.tooInaccurate += 1
+        }
+    }
+
+    // MARK: - Stream time
+
+    /// Moves stream time forward (e.g. on a partition that went quiet) and fires due timers.
+    public mutating func advanceStreamTime(to time: UnixMillis, geofences: GeofenceTable,
+                                           processingTime: UnixMillis, events: inout [Event])
+    {
+        guard time > streamTime else { return }
+        streamTime = time
+        let first = events.count
+        fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
+        for index in first..<events.count { counters.count(events[index]) }
+    }
+
+    private mutating func fireDueTimers(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
+        while let due = timers.nextDue, due <= streamTime, let entry = timers.pop() {
+            guard scheduledTimer[Int(entry.slot)] == entry.due else { continue }  // superseded
+            scheduledTimer[Int(entry.slot)] = .max
+            let context = FoldContext(
+                geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
+            timelines[Int(entry.slot)].tick(to: streamTime, context: context, events: &events)
+            markTouched(entry.slot)
+            schedule(entry.slot, geofences: geofences)
+        }
+    }
+
+    private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {
+        let due = timelines[Int(slot)].current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
+        guard due != scheduledTimer[Int(slot)] else { return }
+        scheduledTimer[Int(slot)] = due
+        if due != .max { timers.push(due: due, slot: slot) }
+    }
+
+    // MARK: - Users
+
+    private mutating func slot(for userId: String) -> Int32 {
+        if let slot = slotByUser[userId] { return slot }
+        let slot = Int32(timelines.count)
+        slotByUser[userId] = slot
+        var timeline = UserTimeline(userId: userId)
+        timeline.historyLimit = settings.historyLimit
+        timelines.append(timeline)
+        lastExtras.append(nil)
+        scheduledTimer.append(.max)
+        isTouched.append(false)
+        return slot
+    }
+
+    private mutating func markTouched(_ slot: Int32) {
+        if !isTouched[Int(slot)] {
+            isTouched[Int(slot)] = true
+            touched.append(slot)
+        }
+    }
+
+    /// The users whose state changed since the last call, for the users topic (in first-touch order).
+    public mutating func takeTouchedUsers(geofences: GeofenceTable) -> [UserSnapshot] {
+        defer {
+            for slot in touched { isTouched[Int(slot)] = false }
+            touched.removeAll(keepingCapacity: true)
+        }
+        return touched.map { timelines[Int($0)].current.snapshot(in: geofences) }
+    }
+}
