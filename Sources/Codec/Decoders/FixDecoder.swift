@@ -1,0 +1,111 @@
+import Domain
+
+/// Decodes a location fix (`tripstream.locations`, `schemas/fix.schema.json`).
+///
+/// Required: `userId` (1…256 bytes), `createdAt` (RFC 3339), `latitude`, `longitude` (degrees;
+/// or instead a GeoJSON `location` Point). Optional: `accuracy` (m, 0…100000), `speed` (m/s,
+/// 0…1000), `course` (degrees, 0…360), `altitude` (m, finite), `deviceId`, `replayed`, `metadata`
+/// (object). Optional fields may be `null` (= absent). Unknown fields are skipped.
+public enum FixDecoder {
+    /// Records larger than this are `record_too_large` before any parsing.
+    public static let maxRecordBytes = 64 * 1024
+
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> Fix {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(DecodeError) in try decode(buffer) } }.get()
+    }
+
+    /// - Complexity: One pass over the bytes; allocates only for strings over 15 bytes and metadata.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Fix {
+        guard bytes.count <= maxRecordBytes else {
+            throw DecodeError(.recordTooLarge, "record is \(bytes.count) bytes, limit \(maxRecordBytes)")
+        }
+        var reader = JSONReader(bytes)
+        try reader.expectTopLevelObject()
+        var issue: DecodeError?
+        var userId: String?
+        var createdAt: UnixMillis?
+        var latitude: Int32?
+        var longitude: Int32?
+        var location: Coordinate?
+        var accuracy: Float = .nan
+        var speed: Float = .nan
+        var course: Float = .nan
+        var altitude: Float = .nan
+        var deviceId: String?
+        var replayed = false
+        var metadata: RawJSON?
+
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            guard let index = reader.fieldIndex(key, in: fieldNames), let field = Field(rawValue: index) else {
+                try reader.skipValue()
+                continue
+            }
+            switch field {
+            case .userId:
+                userId = try reader.stringField("userId", &issue)
+            case .createdAt:
+                createdAt = try reader.timestampField("createdAt", &issue)
+            case .latitude:
+                latitude = try reader.coordinateField("latitude", limitE7: Coordinate.maxLatitudeE7, &issue)
+            case .longitude:
+                longitude = try reader.coordinateField("longitude", limitE7: Coordinate.maxLongitudeE7, &issue)
+            case .accuracy:
+                if let v = try reader.doubleField("accuracy", range: 0...100_000, rangeText: "[0, 100000]", &issue) {
+                    accuracy = Float(v)
+                }
+            case .speed:
+                if let v = try reader.doubleField("speed", range: 0...1000, rangeText: "[0, 1000]", &issue) {
+                    speed = Float(v)
+                }
+            case .course:
+                if let v = try reader.doubleField("course", range: 0...360, rangeText: "[0, 360]", &issue) {
+                    course = Float(v)
+                }
+            case .altitude:
+                // Finite as a Float: anything beyond ±3.4e38 m is not an altitude.
+                let limit = Double(Float.greatestFiniteMagnitude)
+                if let v = try reader.doubleField(
+                    "altitude", range: -limit...limit, rangeText: "[-3.4e38, 3.4e38]", &issue)
+                {
+                    altitude = Float(v)
+                }
+            case .deviceId:
+                deviceId = try reader.stringField("deviceId", nullable: true, &issue)
+            case .replayed:
+                replayed = try reader.boolField("replayed", &issue) ?? false
+            case .metadata:
+                metadata = try reader.metadataField("metadata", &issue)
+            case .location:
+                if try reader.skipNull() { break }
+                location = try reader.pointField("location", &issue)
+            }
+        }
+        try reader.finish()
+        if let issue { throw issue }
+        guard let userId else { throw .missing("userId") }
+        guard let createdAt else { throw .missing("createdAt") }
+        let position: Coordinate
+        if let latitude, let longitude {
+            position = Coordinate(latitudeE7: latitude, longitudeE7: longitude)
+        } else if let location {
+            position = location
+        } else {
+            throw .missing(latitude == nil ? "latitude" : "longitude")
+        }
+        return Fix(
+            userId: userId, createdAt: createdAt, position: position, accuracy: accuracy, speed: speed, course: course,
+            altitude: altitude, replayed: replayed, deviceId: deviceId, metadata: metadata)
+    }
+
+    /// Known members, in the order of `fieldNames` (most frequent first).
+    private enum Field: Int {
+        case userId, createdAt, latitude, longitude, accuracy, speed, course, altitude, deviceId, replayed, metadata,
+            location
+    }
+
+    private static let fieldNames: [StaticString] = [
+        "userId", "createdAt", "latitude", "longitude", "accuracy", "speed", "course", "altitude", "deviceId",
+        "replayed", "metadata", "location",
+    ]
+}

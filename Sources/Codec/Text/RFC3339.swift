@@ -1,0 +1,165 @@
+import Domain
+
+/// RFC 3339 timestamps ⇄ `UnixMillis`, by hand: no Foundation, no allocation.
+///
+/// Parsing accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`, lowercase `t`/`z`, fractions of any
+/// length (truncated to milliseconds, i.e. towards the past), and second 60 (a leap second, which
+/// POSIX time folds into the next minute's :00). Years outside 1970…2200 are `absurd_timestamp`.
+/// Writing always gives UTC with milliseconds: `2013-07-01T00:00:53.000Z`.
+public enum RFC3339 {
+    /// Accepted range of the year as written (before applying the offset).
+    public static let years: ClosedRange<Int> = 1970...2200
+
+    /// Why a timestamp was rejected: the reason and a detail without the field name.
+    public struct Failure: Error, Sendable, Equatable {
+        public var reason: RejectionReason
+        public var message: String
+    }
+
+    /// Parses a timestamp (the string's decoded bytes).
+    public static func parse(_ text: UnsafeRawBufferPointer) -> Result<UnixMillis, Failure> {
+        func bad(_ message: String) -> Result<UnixMillis, Failure> {
+            .failure(Failure(reason: .badTimestamp, message: message))
+        }
+        let n = text.count
+        guard n >= 20 else { return bad("too short for YYYY-MM-DDTHH:MM:SSZ") }
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            var v = 0
+            for k in at..<(at + count) {
+                let d = text[k] &- UInt8(ascii: "0")
+                if d > 9 { return nil }
+                v = v * 10 + Int(d)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), text[4] == UInt8(ascii: "-"), let month = digits(5, 2),
+            text[7] == UInt8(ascii: "-"), let day = digits(8, 2)
+        else { return bad("date must be YYYY-MM-DD") }
+        guard text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t") else {
+            return bad("'T' expected between date and time")
+        }
+        guard let hour = digits(11, 2), text[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
+            text[16] == UInt8(ascii: ":"), let second = digits(17, 2)
+        else { return bad("time must be HH:MM:SS") }
+        var i = 19
+        var millis = 0
+        if text[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < n, text[i] &- UInt8(ascii: "0") <= 9 {
+                if i - fractionStart < 3 { millis = millis * 10 + Int(text[i] &- UInt8(ascii: "0")) }
+                i += 1
+            }
+            let length = i - fractionStart
+            guard length > 0 else { return bad("digit expected after '.'") }
+            if length == 1 { millis *= 100 } else if length == 2 { millis *= 10 }
+        }
+        guard i < n else { return bad("time zone expected (Z or ±hh:mm)") }
+        var offsetMinutes = 0
+        switch text[i] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            i += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard i + 6 <= n, let oh = digits(i + 1, 2), text[i + 3] == UInt8(ascii: ":"), let om = digits(i + 4, 2)
+            else { return bad("offset must be ±hh:mm") }
+            guard oh <= 23, om <= 59 else { return bad("offset out of range") }
+            offsetMinutes = (oh * 60 + om) * (text[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        default:
+            return bad("time zone expected (Z or ±hh:mm)")
+        }
+        guard i == n else { return bad("unexpected text after the time zone") }
+        guard years.contains(year) else {
+            return .failure(Failure(reason: .absurdTimestamp, message: "year \(year) outside 1970…2200"))
+        }
+        guard month >= 1 && month <= 12 else { return bad("month \(month) out of range") }
+        let monthDays = daysInMonth(year: year, month: month)
+        guard day >= 1 && day <= monthDays else {
+            return bad("day \(day) out of range for \(year)-\(month < 10 ? "0" : "")\(month)")
+        }
+        guard hour <= 23 else { return bad("hour \(hour) out of range") }
+        guard minute <= 59 else { return bad("minute \(minute) out of range") }
+        guard second <= 60 else { return bad("second \(second) out of range") }
+        let days = Int64(daysFromCivil(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
+        return .success(seconds * 1000 + Int64(millis))
+    }
+
+    static func isLeapYear(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The date of a day count since 1970-01-01 (Hinnant's `civil_from_days`).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Writes `2013-07-01T00:00:53.000Z` (24 bytes) into `out`, which must have room for them.
+    /// Years outside 0…9999 are clamped to that range (they cannot come from parsed input).
+    static func write(_ millis: UnixMillis, to out: UnsafeMutableRawPointer) {
+        let dayMillis: Int64 = 86_400_000
+        var days = millis / dayMillis
+        var rest = millis % dayMillis
+        if rest < 0 {
+            rest += dayMillis
+            days -= 1
+        }
+        var (year, month, day) = civilFromDays(Int(days))
+        year = max(0, min(9999, year))
+        let ms = Int(rest % 1000)
+        let secs = Int(rest / 1000)
+        func put2(_ v: Int, _ at: Int) {
+            out.storeBytes(of: UInt8(truncatingIfNeeded: 48 + v / 10), toByteOffset: at, as: UInt8.self)
+            out.storeBytes(of: UInt8(truncatingIfNeeded: 48 + v % 10), toByteOffset: at + 1, as: UInt8.self)
+        }
+        func put(_ b: UInt8, _ at: Int) { out.storeBytes(of: b, toByteOffset: at, as: UInt8.self) }
+        put2(year / 100, 0)
+        put2(year % 100, 2)
+        put(UInt8(ascii: "-"), 4)
+        put2(month, 5)
+        put(UInt8(ascii: "-"), 7)
+        put2(day, 8)
+        put(UInt8(ascii: "T"), 10)
+        put2(secs / 3600, 11)
+        put(UInt8(ascii: ":"), 13)
+        put2(secs / 60 % 60, 14)
+        put(UInt8(ascii: ":"), 16)
+        put2(secs % 60, 17)
+        put(UInt8(ascii: "."), 19)
+        put(UInt8(truncatingIfNeeded: 48 + ms / 100), 20)
+        put2(ms % 100, 21)
+        put(UInt8(ascii: "Z"), 23)
+    }
+
+    /// The timestamp as a `String` (tests, logs).
+    public static func string(_ millis: UnixMillis) -> String {
+        String(unsafeUninitializedCapacity: 24) { buffer in
+            write(millis, to: UnsafeMutableRawPointer(buffer.baseAddress!))
+            return 24
+        }
+    }
+}
