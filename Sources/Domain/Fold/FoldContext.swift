@@ -19,6 +19,7 @@ public enum FoldOutcome: UInt8, Sendable {
     case filteredJump
     /// Too inaccurate to decide geofences; the location was still updated.
     case tooInaccurate
-    /// A command about a trip the user does not have (update, complete or cancel).
+    /// A command about a trip the user does not have (update, complete or cancel): no effect
+    /// unless a late `start` puts the trip before it.
     case unknownTrip
 }

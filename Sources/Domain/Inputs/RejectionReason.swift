@@ -20,5 +20,4 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     // Ordering and the fold.
     case tooLate = "too_late"
     case futureTimestamp = "future_timestamp"
-    case unknownTrip = "unknown_trip"
 }

@@ -6,6 +6,9 @@ public struct FoldCounters: Sendable, Equatable {
     public var rewinds = 0
     public var filteredJumps = 0
     public var tooInaccurate = 0
+    /// Update/complete/cancel commands naming no active trip. Not dead letters: they stay in the
+    /// replay history and take effect if the trip's late `start` arrives.
+    public var unmatchedCommands = 0
     public var rejected: [RejectionReason: Int] = [:]
     public var eventsByType = [Int](repeating: 0, count: EventType.allCases.count)
     public var corrected = 0

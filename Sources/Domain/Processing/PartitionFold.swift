@@ -76,15 +76,12 @@ public struct PartitionFold: Sendable {
         let context = FoldContext(geofences: geofences, settings: settings, live: live)
         let first = events.count
         let admission = timelines[Int(slot)].admit(input, context: context, events: &events)
-        let result: Result
         switch admission {
         case let .folded(outcome):
             record(outcome)
-            result = outcome == .unknownTrip ? unknownTrip(input) : .accepted
         case let .rewound(outcome):
             counters.rewinds += 1
             record(outcome)
-            result = outcome == .unknownTrip ? unknownTrip(input) : .accepted
         case .duplicate:
             counters.duplicates += 1
             return .duplicate
@@ -99,12 +96,7 @@ public struct PartitionFold: Sendable {
             fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
         }
         for index in first..<events.count { counters.count(events[index]) }
-        return result
-    }
-
-    private mutating func unknownTrip(_ input: TimelineInput) -> Result {
-        let externalId = input.command?.trip.externalId ?? ""
-        return reject(.unknownTrip, "no active trip with externalId \"\(externalId)\" for this user")
+        return .accepted
     }
 
     private mutating func reject(_ reason: RejectionReason, _ detail: String) -> Result {
@@ -114,7 +106,8 @@ public struct PartitionFold: Sendable {
 
     private mutating func record(_ outcome: FoldOutcome) {
         switch outcome {
-        case .applied, .unknownTrip: break
+        case .applied: break
+        case .unknownTrip: counters.unmatchedCommands += 1
         case .filteredJump: counters.filteredJumps += 1
         case .tooInaccurate: counters.tooInaccurate += 1
         }
