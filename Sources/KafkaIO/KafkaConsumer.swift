@@ -38,7 +38,7 @@ public final class KafkaConsumer {
     /// Subscribes to `topics` (replacing any previous subscription); the group join happens during later polls.
     public func subscribe(_ topics: [String]) throws(KafkaError) {
         let list = TopicPartitionList(topics.map { TopicPartition(topic: $0, partition: -1) })  // -1: RD_KAFKA_PARTITION_UA
-        try KafkaError.check(rd_kafka_subscribe(consumer.handle, list.pointer))
+        try KafkaError.check(list.withPointer { rd_kafka_subscribe(consumer.handle, $0) })
     }
 
     /// Returns up to `maxRecords` records: waits up to `timeout` for the first one, then returns only what is already

@@ -236,9 +236,10 @@ public final class KafkaProducer {
         timeout: Duration
     ) throws(KafkaError) {
         let list = TopicPartitionList(offsets)
-        try KafkaError.check(
-            rd_kafka_send_offsets_to_transaction(
-                client.handle, list.pointer, groupMetadata.pointer, timeout.kafkaMilliseconds))
+        let error = list.withPointer {
+            rd_kafka_send_offsets_to_transaction(client.handle, $0, groupMetadata.pointer, timeout.kafkaMilliseconds)
+        }
+        try KafkaError.check(error)
     }
 
     /// Adds `consumer`'s offsets to the transaction, taking its current group metadata.

@@ -103,7 +103,7 @@ final class ConsumerClient {
     // MARK: - Assignment and positions
 
     func assign(_ offsets: [TopicPartitionOffset]) throws(KafkaError) {
-        try KafkaError.check(rd_kafka_assign(handle, TopicPartitionList(offsets).pointer))
+        try KafkaError.check(TopicPartitionList(offsets).withPointer { rd_kafka_assign(handle, $0) })
     }
 
     func unassign() throws(KafkaError) {
@@ -111,56 +111,62 @@ final class ConsumerClient {
     }
 
     func incrementalAssign(_ offsets: [TopicPartitionOffset]) throws(KafkaError) {
-        try KafkaError.check(rd_kafka_incremental_assign(handle, TopicPartitionList(offsets).pointer))
+        try KafkaError.check(TopicPartitionList(offsets).withPointer { rd_kafka_incremental_assign(handle, $0) })
     }
 
     func incrementalUnassign(_ partitions: [TopicPartition]) throws(KafkaError) {
-        try KafkaError.check(rd_kafka_incremental_unassign(handle, TopicPartitionList(partitions).pointer))
+        try KafkaError.check(TopicPartitionList(partitions).withPointer { rd_kafka_incremental_unassign(handle, $0) })
     }
 
     func assignment() throws(KafkaError) -> [TopicPartition] {
         var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
         try KafkaError.check(rd_kafka_assignment(handle, &list))
         guard let list else { return [] }
-        return TopicPartitionList.partitions(of: TopicPartitionList(owning: list).pointer).sorted()
+        return TopicPartitionList(owning: list).partitions.sorted()
     }
 
     func seek(_ offsets: [TopicPartitionOffset], timeout: Duration) throws(KafkaError) {
         let list = TopicPartitionList(offsets)
-        try KafkaError.check(rd_kafka_seek_partitions(handle, list.pointer, timeout.kafkaMilliseconds))
+        try KafkaError.check(list.withPointer { rd_kafka_seek_partitions(handle, $0, timeout.kafkaMilliseconds) })
         if let error = list.firstError { throw error }
     }
 
     func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
         let list = TopicPartitionList(partitions)
-        try KafkaError.check(rd_kafka_pause_partitions(handle, list.pointer))
+        try KafkaError.check(list.withPointer { rd_kafka_pause_partitions(handle, $0) })
         if let error = list.firstError { throw error }
     }
 
     func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
         let list = TopicPartitionList(partitions)
-        try KafkaError.check(rd_kafka_resume_partitions(handle, list.pointer))
+        try KafkaError.check(list.withPointer { rd_kafka_resume_partitions(handle, $0) })
         if let error = list.firstError { throw error }
     }
 
     /// Current fetch positions (next offset to be returned) of `partitions`; `nil` when unknown.
     func positions(_ partitions: [TopicPartition]) throws(KafkaError) -> [TopicPartition: Int64] {
         let list = TopicPartitionList(partitions)
-        try KafkaError.check(rd_kafka_position(handle, list.pointer))
+        try KafkaError.check(list.withPointer { rd_kafka_position(handle, $0) })
         return Self.validOffsets(list)
     }
 
     // MARK: - Offsets in the group
 
     func commit(_ offsets: [TopicPartitionOffset]?, synchronous: Bool) throws(KafkaError) {
-        let list = offsets.map { TopicPartitionList($0) }
-        try KafkaError.check(rd_kafka_commit(handle, list?.pointer, synchronous ? 0 : 1))
-        if synchronous, let error = list?.firstError { throw error }
+        let async: Int32 = synchronous ? 0 : 1
+        guard let offsets else {
+            // A NULL list commits the current positions of the whole assignment.
+            try KafkaError.check(rd_kafka_commit(handle, nil, async))
+            return
+        }
+        let list = TopicPartitionList(offsets)
+        try KafkaError.check(list.withPointer { rd_kafka_commit(handle, $0, async) })
+        if synchronous, let error = list.firstError { throw error }
     }
 
     func committed(_ partitions: [TopicPartition], timeout: Duration) throws(KafkaError) -> [TopicPartition: Int64] {
         let list = TopicPartitionList(partitions)
-        try KafkaError.check(rd_kafka_committed(handle, list.pointer, timeout.kafkaMilliseconds))
+        try KafkaError.check(list.withPointer { rd_kafka_committed(handle, $0, timeout.kafkaMilliseconds) })
         return Self.validOffsets(list)
     }
 

@@ -2,9 +2,10 @@ import CRdKafka
 
 /// Owns an `rd_kafka_topic_partition_list_t` and destroys it in `deinit`.
 ///
-/// - Important: ``pointer`` is only valid while this object is alive; never store it elsewhere.
+/// - Important: The raw list is only reachable inside ``withPointer(_:)``, which keeps this object alive for the
+///   call; Swift may otherwise release a temporary right after its last use, before C is done with the pointer.
 final class TopicPartitionList {
-    let pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+    private let pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
 
     /// Takes ownership of a list librdkafka allocated for us (e.g. from `rd_kafka_assignment`).
     init(owning pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) {
@@ -31,8 +32,16 @@ final class TopicPartitionList {
         rd_kafka_topic_partition_list_destroy(pointer)
     }
 
+    /// Runs `body` with the raw list; the pointer must not escape it.
+    func withPointer<R>(_ body: (UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) -> R) -> R {
+        withExtendedLifetime(self) { body(pointer) }
+    }
+
+    /// The entries without offsets.
+    var partitions: [TopicPartition] { withPointer { Self.partitions(of: $0) } }
+
     /// The entries with offsets.
-    var offsets: [TopicPartitionOffset] { Self.offsets(of: pointer) }
+    var offsets: [TopicPartitionOffset] { withPointer { Self.offsets(of: $0) } }
 
     /// The first per-partition error, e.g. after `rd_kafka_seek_partitions` or `rd_kafka_pause_partitions`.
     var firstError: KafkaError? {
