@@ -1,0 +1,115 @@
+/// A buffered file writer on POSIX `write(2)`, for NDJSON outputs: creates or truncates the file, buffers 1 MiB
+/// by default, and names the path in every error.
+///
+/// ```swift
+/// let output = try FileWriter(path: "events.ndjson")
+/// for event in events { try output.write(encode(event)); try output.write(byte: 0x0A) }
+/// try output.close()
+/// ```
+///
+/// - Important: Call `close()` and check its error. `deinit` flushes and closes as a last resort, but there it can
+///   only drop an error.
+public final class FileWriter {
+    /// The file being written.
+    public let path: String
+    private let descriptor: Int32
+    private let buffer: UnsafeMutableRawPointer
+    private let capacity: Int
+    private var count = 0
+    private var isClosed = false
+
+    /// Creates or truncates `path`.
+    /// - Parameters:
+    ///   - bufferSize: bytes collected before a `write(2)`. Default: 1 MiB.
+    ///   - permissions: mode for a new file, before the umask. Default: `0o644`.
+    /// - Throws: `notFound` (missing directory), `permissionDenied`, `isDirectory`, or another system error.
+    public init(path: String, bufferSize: Int = 1 << 20, permissions: UInt32 = 0o644) throws(LZ4IOError) {
+        precondition(bufferSize > 0, "bufferSize must be positive")
+        self.descriptor = try SystemFile.openForWriting(path, permissions: permissions)
+        self.path = path
+        self.capacity = bufferSize
+        self.buffer = .allocate(byteCount: bufferSize, alignment: 64)
+    }
+
+    deinit {
+        if !isClosed { try? close() }
+        buffer.deallocate()
+    }
+
+    /// Bytes accepted so far that are still in the buffer.
+    public var bufferedByteCount: Int { count }
+
+    // MARK: - Writing
+
+    /// Appends `bytes`; large writes bypass the buffer.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(LZ4IOError) {
+        precondition(!isClosed, "write to closed FileWriter \(path)")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if bytes.count > capacity - count {
+            try flush()
+            if bytes.count >= capacity {
+                try SystemFile.writeAll(descriptor, source, count: bytes.count, path: path)
+                return
+            }
+        }
+        (buffer + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends `bytes`.
+    public func write(_ bytes: [UInt8]) throws(LZ4IOError) {
+        // `withUnsafeBytes` only rethrows untyped errors, so the typed error is carried out as a value.
+        let failure = bytes.withUnsafeBytes { raw -> LZ4IOError? in
+            do throws(LZ4IOError) { try write(raw) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Appends the UTF-8 bytes of `text`.
+    public func write(_ text: String) throws(LZ4IOError) {
+        var text = text
+        let failure = text.withUTF8 { utf8 -> LZ4IOError? in
+            do throws(LZ4IOError) { try write(UnsafeRawBufferPointer(utf8)) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Appends one byte, e.g. `0x0A` after an NDJSON record.
+    public func write(byte: UInt8) throws(LZ4IOError) {
+        precondition(!isClosed, "write to closed FileWriter \(path)")
+        if count == capacity { try flush() }
+        buffer.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    // MARK: - Flushing and closing
+
+    /// Hands buffered bytes to the kernel.
+    public func flush() throws(LZ4IOError) {
+        guard count > 0 else { return }
+        let pending = count
+        count = 0  // on failure the bytes are lost either way; a retry would duplicate a partial write
+        try SystemFile.writeAll(descriptor, buffer, count: pending, path: path)
+    }
+
+    /// Flushes and asks the kernel to put the data on disk (`fsync`), e.g. before renaming a snapshot into place.
+    public func synchronize() throws(LZ4IOError) {
+        try flush()
+        try SystemFile.synchronize(descriptor, path: path)
+    }
+
+    /// Flushes and closes the file. Calling it again does nothing.
+    public func close() throws(LZ4IOError) {
+        guard !isClosed else { return }
+        isClosed = true
+        do throws(LZ4IOError) {
+            try flush()
+        } catch {
+            try? SystemFile.close(descriptor, path: path)
+            throw error
+        }
+        try SystemFile.close(descriptor, path: path)
+    }
+}
