@@ -20,10 +20,13 @@ let package = Package(
         .target(name: "Domain"),
         .target(name: "Codec", dependencies: ["Domain"]),
         .target(name: "CommandLineKit"),
+        .target(name: "Simulation", dependencies: ["Domain", "Codec"]),
 
         // MARK: - Runtime and executable
-        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO"]),
-        .executableTarget(name: "tripstream", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "CommandLineKit"]),
+        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "Simulation"]),
+        .executableTarget(
+            name: "tripstream",
+            dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "CommandLineKit", "Simulation"]),
 
         // MARK: - Tests
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
@@ -31,7 +34,8 @@ let package = Package(
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "LZ4IOTests", dependencies: ["LZ4IO"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "Simulation"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
     ]
 )
 

@@ -1,0 +1,33 @@
+import Domain
+
+/// What `FleetSimulator` generates.
+public struct SimulationSettings: Sendable, Equatable {
+    /// Drivers. Default: 1,000.
+    public var users = 1_000
+    /// Geofences scattered over the city. Default: 1,000.
+    public var geofences = 1_000
+    /// Seconds between two fixes of a driver. Default: 5.
+    public var fixInterval: Int64 = 5
+    /// Simulated event-time span, seconds. Default: 600.
+    public var duration: Int64 = 600
+    /// Share of drivers on a trip to a geofence. Default: 1/3.
+    public var tripShare = 1.0 / 3
+    /// Chance per fix that a driver goes offline and later replays the buffer. Default: 0.002.
+    public var offlineChance = 0.002
+    /// Fixes buffered during an offline gap. Default: 2…24.
+    public var offlineLength: ClosedRange<Int> = 2...24
+    /// Chance per fix that the producer sends it twice. Default: 0.002.
+    public var duplicateChance = 0.002
+    /// GPS noise, meters (standard deviation). Default: 6.
+    public var gpsNoise = 6.0
+    /// Chance per fix of a GPS jump kilometers away. Default: 0.0005.
+    public var jumpChance = 0.0005
+    /// Start of the simulated day. Default: 2026-01-05T08:00:00Z.
+    public var start: UnixMillis = 1_767_600_000_000
+    public var seed: UInt64 = 1
+    /// Center of the simulated city (Porto) and its half-size, meters.
+    public var cityCenter = Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)
+    public var cityRadius = 8_000.0
+
+    public init() {}
+}
