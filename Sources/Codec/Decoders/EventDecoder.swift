@@ -1,0 +1,372 @@
+import Domain
+
+/// Reads an event back from the JSON `EventEncoder` writes (for tests and the replay/compare
+/// tools); also reads Radar's own webhook events, which lack some of our fields.
+///
+/// Round trip: every field `EventEncoder` writes comes back exactly (minutes with two decimals
+/// map back to the same whole seconds). What the JSON cannot carry:
+/// - `geofence`: a fresh `Geofence` (events compare geofences by identity, so compare fields).
+///   Its shape is a circle with `geometryCenter`/`geometryRadius` when the event has them; a
+///   polygon geofence (whose rings events do not repeat) comes back as a circle of radius 0 at
+///   `geometryCenter`, or at (0, 0).
+/// Defaults for fields Radar's payloads omit: `_id` all zero, `live` true, `trip.mode` car,
+/// `trip.approachingThreshold` 0, `trip.destinationRadius` 0, `trip.startedAt` the event's `createdAt`.
+public enum EventDecoder {
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> DecodedEvent {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(DecodeError) in try decode(buffer) } }.get()
+    }
+
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> DecodedEvent {
+        var reader = JSONReader(bytes)
+        try reader.expectTopLevelObject()
+        var issue: DecodeError?
+        var id = EventID(high: 0, low: 0)
+        var type: EventType?
+        var createdAt: UnixMillis?
+        var actualCreatedAt: UnixMillis?
+        var live = true
+        var revision = EventRevision.original
+        var location: Coordinate?
+        var accuracy: Float = .nan
+        var userId: String?
+        var deviceId: String?
+        var userMetadata: RawJSON?
+        var geofence: Geofence?
+        var durationSeconds: Int32?
+        var tripRange: Range<Int>?
+
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "_id") {
+                if let parsed = try eventID(&reader, &issue) { id = parsed }
+            } else if reader.matches(key, "type") {
+                type = try reader.enumField("type", choices: "the user.* event types", nullable: false, &issue) {
+                    bytes in EventType.allCases.first { $0.name.utf8.elementsEqual(bytes) }
+                }
+            } else if reader.matches(key, "createdAt") {
+                createdAt = try reader.timestampField("createdAt", &issue)
+            } else if reader.matches(key, "actualCreatedAt") {
+                actualCreatedAt = try reader.timestampField("actualCreatedAt", &issue)
+            } else if reader.matches(key, "live") {
+                live = try reader.boolField("live", &issue) ?? true
+            } else if reader.matches(key, "corrected") {
+                if try reader.boolField("corrected", &issue) == true { revision = .corrected }
+            } else if reader.matches(key, "retracted") {
+                if try reader.boolField("retracted", &issue) == true { revision = .retracted }
+            } else if reader.matches(key, "location") {
+                location = try reader.pointField("location", &issue)
+            } else if reader.matches(key, "locationAccuracy") {
+                accuracy = try reader.doubleField(
+                    "locationAccuracy", range: 0...Double.greatestFiniteMagnitude, rangeText: "[0, ∞)", &issue
+                ).map { Float($0) } ?? .nan
+            } else if reader.matches(key, "user") {
+                try user(&reader, &issue, &userId, &deviceId, &userMetadata)
+            } else if reader.matches(key, "geofence") {
+                geofence = try self.geofence(&reader, &issue)
+            } else if reader.matches(key, "duration") {
+                durationSeconds = try seconds("duration", &reader, &issue)
+            } else if reader.matches(key, "trip") {
+                // Needs createdAt for a default, which may come later.
+                tripRange = try reader.captureValue()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        try reader.finish()
+        if let issue { throw issue }
+        guard let type else { throw .missing("type") }
+        guard let createdAt else { throw .missing("createdAt") }
+        guard let userId else { throw .missing("user.userId") }
+        var trip: TripSnapshot?
+        if let tripRange {
+            var sub = reader.subReader(tripRange)
+            trip = try self.trip(&sub, createdAt: createdAt, &issue)
+            if let issue { throw issue }
+        }
+        let event = Event(
+            id: id, type: type, userId: userId, createdAt: createdAt, live: live, revision: revision,
+            location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: userMetadata,
+            geofence: geofence, durationSeconds: durationSeconds, trip: trip)
+        return DecodedEvent(event: event, actualCreatedAt: actualCreatedAt)
+    }
+
+    // MARK: - Parts
+
+    private static func eventID(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
+        -> EventID?
+    {
+        guard let text = try reader.stringField("_id", maxBytes: 24, &issue) else { return nil }
+        let utf8 = Array(text.utf8)
+        var high: UInt64 = 0
+        var low: UInt32 = 0
+        guard utf8.count == 24 else {
+            JSONReader.note(DecodeError(.wrongType, "_id must be 24 hex digits, got \"\(text)\""), &issue)
+            return nil
+        }
+        for (i, c) in utf8.enumerated() {
+            guard let d = JSONReader.hexValue(c), c < UInt8(ascii: "A") || c > UInt8(ascii: "F") else {
+                JSONReader.note(DecodeError(.wrongType, "_id must be 24 lowercase hex digits, got \"\(text)\""), &issue)
+                return nil
+            }
+            if i < 16 { high = high << 4 | UInt64(d) } else { low = low << 4 | UInt32(d) }
+        }
+        return EventID(high: high, low: low)
+    }
+
+    /// Minutes (at most two decimals are meaningful) back to whole seconds, ties away from zero.
+    private static func seconds(
+        _ field: StaticString, _ reader: inout JSONReader, _ issue: inout DecodeError?
+    ) throws(DecodeError) -> Int32? {
+        guard let number = try reader.numberField(field, &issue) else { return nil }
+        guard let e7 = number.scaledE7, abs(e7) <= Int64(Int32.max) / 60 * 10_000_000 else {
+            JSONReader.note(DecodeError(.valueOutOfRange, "\(field) \(reader.text(number)) out of range"), &issue)
+            return nil
+        }
+        // minutes × 60 = e7 × 6 / 10⁶
+        let scaled = e7.magnitude * 6
+        let rounded = Int64((scaled + 500_000) / 1_000_000)
+        return Int32(e7 < 0 ? -rounded : rounded)
+    }
+
+    private static func user(
+        _ reader: inout JSONReader, _ issue: inout DecodeError?, _ userId: inout String?, _ deviceId: inout String?,
+        _ metadata: inout RawJSON?
+    ) throws(DecodeError) {
+        guard reader.peekKind() == .object else {
+            try reader.skipWrongType("user", expected: "an object", &issue)
+            return
+        }
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "userId") {
+                userId = try reader.stringField("user.userId", &issue)
+            } else if reader.matches(key, "deviceId") {
+                deviceId = try reader.stringField("user.deviceId", nullable: true, &issue)
+            } else if reader.matches(key, "metadata") {
+                metadata = try reader.metadataField("user.metadata", &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+    }
+
+    private static func geofence(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
+        -> Geofence?
+    {
+        guard reader.peekKind() == .object else {
+            try reader.skipWrongType("geofence", expected: "an object", &issue)
+            return nil
+        }
+        var tag: String?
+        var externalId: String?
+        var description = ""
+        var isCircle = true
+        var center: Coordinate?
+        var radius: Double?
+        var metadata: RawJSON?
+        var enabled = true
+        var dwell: Int?
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "tag") {
+                tag = try reader.stringField("geofence.tag", &issue)
+            } else if reader.matches(key, "externalId") {
+                externalId = try reader.stringField("geofence.externalId", &issue)
+            } else if reader.matches(key, "description") {
+                description =
+                    try reader.stringField("geofence.description", maxBytes: 1024, allowEmpty: true, &issue) ?? ""
+            } else if reader.matches(key, "type") {
+                isCircle =
+                    try reader.enumField("geofence.type", choices: "circle, polygon", &issue) { bytes in
+                        bytes.elementsEqual("circle".utf8) ? true : bytes.elementsEqual("polygon".utf8) ? false : nil
+                    } ?? true
+            } else if reader.matches(key, "geometryCenter") {
+                center = try reader.pointField("geofence.geometryCenter", &issue)
+            } else if reader.matches(key, "geometryRadius") {
+                radius = try reader.doubleField(
+                    "geofence.geometryRadius", range: 0...GeofenceDecoder.maxRadius, rangeText: "[0, 100000]", &issue)
+            } else if reader.matches(key, "metadata") {
+                metadata = try reader.metadataField("geofence.metadata", &issue)
+            } else if reader.matches(key, "enabled") {
+                enabled = try reader.boolField("geofence.enabled", &issue) ?? true
+            } else if reader.matches(key, "dwellThreshold") {
+                dwell = try reader.integerField("geofence.dwellThreshold", range: 1...10_080, &issue).map { Int($0) }
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard let tag, let externalId else {
+            JSONReader.note(.missing(tag == nil ? "geofence.tag" : "geofence.externalId"), &issue)
+            return nil
+        }
+        let shape = GeofenceShape.circle(
+            center: center ?? Coordinate(latitudeE7: 0, longitudeE7: 0), radius: isCircle ? radius ?? 0 : 0)
+        return Geofence(
+            tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
+            enabled: enabled, dwellThreshold: dwell)
+    }
+
+    private static func trip(
+        _ reader: inout JSONReader, createdAt: UnixMillis, _ issue: inout DecodeError?
+    ) throws(DecodeError) -> TripSnapshot? {
+        guard reader.peekKind() == .object else {
+            try reader.skipWrongType("trip", expected: "an object", &issue)
+            return nil
+        }
+        var externalId: String?
+        var status: TripStatus?
+        var mode = TravelMode.car
+        var tag: String?
+        var destinationExternalId: String?
+        var destination: Coordinate?
+        var radius = 0.0
+        var approaching = 0
+        var scheduled: UnixMillis?
+        var metadata: RawJSON?
+        var startedAt = createdAt
+        var arrivedAt: UnixMillis?
+        var eta: Eta?
+        var delay: Int32?
+        var rising: UInt16 = 0
+        var summary: TripSummary?
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "externalId") {
+                externalId = try reader.stringField("trip.externalId", &issue)
+            } else if reader.matches(key, "status") {
+                status = try reader.enumField(
+                    "trip.status", choices: "started, approaching, arrived, completed, canceled, expired", &issue
+                ) { bytes in TripStatus.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
+            } else if reader.matches(key, "mode") {
+                mode =
+                    try reader.enumField("trip.mode", choices: "car, truck, bike, foot, motorbike", &issue) { bytes in
+                        TravelMode.allCases.first { $0.name.utf8.elementsEqual(bytes) }
+                    } ?? .car
+            } else if reader.matches(key, "destinationGeofenceTag") {
+                tag = try reader.stringField("trip.destinationGeofenceTag", &issue)
+            } else if reader.matches(key, "destinationGeofenceExternalId") {
+                destinationExternalId = try reader.stringField("trip.destinationGeofenceExternalId", &issue)
+            } else if reader.matches(key, "destinationLocation") {
+                destination = try reader.pointField("trip.destinationLocation", &issue)
+            } else if reader.matches(key, "destinationRadius") {
+                radius =
+                    try reader.doubleField(
+                        "trip.destinationRadius", range: 0...Double.greatestFiniteMagnitude, rangeText: "[0, ∞)",
+                        &issue) ?? 0
+            } else if reader.matches(key, "approachingThreshold") {
+                approaching = Int(try reader.integerField("trip.approachingThreshold", range: 0...1440, &issue) ?? 0)
+            } else if reader.matches(key, "scheduledArrivalAt") {
+                scheduled = try reader.timestampField("trip.scheduledArrivalAt", &issue)
+            } else if reader.matches(key, "metadata") {
+                metadata = try reader.metadataField("trip.metadata", &issue)
+            } else if reader.matches(key, "startedAt") {
+                startedAt = try reader.timestampField("trip.startedAt", &issue) ?? createdAt
+            } else if reader.matches(key, "arrivedAt") {
+                arrivedAt = try reader.timestampField("trip.arrivedAt", &issue)
+            } else if reader.matches(key, "eta") {
+                eta = try self.eta(&reader, &issue)
+            } else if reader.matches(key, "delay") {
+                delay = try self.delay(&reader, &issue)
+            } else if reader.matches(key, "etaRising") {
+                rising = UInt16(try reader.integerField("trip.etaRising", range: 0...65535, &issue) ?? 0)
+            } else if reader.matches(key, "summary") {
+                summary = try self.summary(&reader, &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard let externalId else {
+            JSONReader.note(.missing("trip.externalId"), &issue)
+            return nil
+        }
+        guard let status else {
+            JSONReader.note(.missing("trip.status"), &issue)
+            return nil
+        }
+        let plan = TripPlan(
+            externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
+            destinationCoordinates: destination, destinationRadius: radius, mode: mode,
+            approachingThreshold: approaching, scheduledArrivalAt: scheduled, metadata: metadata)
+        return TripSnapshot(
+            plan: plan, status: status, startedAt: startedAt, eta: eta, delayMinutes: delay, etaRisingStreak: rising,
+            arrivedAt: arrivedAt, summary: summary)
+    }
+
+    private static func eta(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Eta? {
+        var duration: Int32?
+        var distance: Int64?
+        guard reader.peekKind() == .object else {
+            try reader.skipWrongType("trip.eta", expected: "an object", &issue)
+            return nil
+        }
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "duration") {
+                duration = try seconds("trip.eta.duration", &reader, &issue)
+            } else if reader.matches(key, "distance") {
+                distance = try distanceMeters("trip.eta.distance", &reader, &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return Eta(durationSeconds: duration ?? 0, distanceMeters: Int32(distance ?? 0))
+    }
+
+    /// Meters: our events write integers, Radar's may have decimals (rounded here).
+    private static func distanceMeters(
+        _ field: StaticString, _ reader: inout JSONReader, _ issue: inout DecodeError?
+    ) throws(DecodeError) -> Int64? {
+        guard
+            let meters = try reader.doubleField(
+                field, range: -Double(Int32.max)...Double(Int32.max), rangeText: "[-2^31, 2^31)", &issue)
+        else { return nil }
+        return Int64(meters.rounded())
+    }
+
+    private static func delay(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Int32? {
+        guard reader.peekKind() == .object else {
+            try reader.skipWrongType("trip.delay", expected: "an object", &issue)
+            return nil
+        }
+        var delayed = false
+        var minutes: Int64?
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "delayed") {
+                delayed = try reader.boolField("trip.delay.delayed", &issue) ?? false
+            } else if reader.matches(key, "scheduledArrivalTimeDelay") {
+                minutes = try reader.integerField(
+                    "trip.delay.scheduledArrivalTimeDelay", range: Int64(Int32.min)...Int64(Int32.max), &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return delayed ? Int32(minutes ?? 0) : nil
+    }
+
+    private static func summary(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
+        -> TripSummary?
+    {
+        guard reader.peekKind() == .object else {
+            try reader.skipWrongType("trip.summary", expected: "an object", &issue)
+            return nil
+        }
+        var distance: Int64?
+        var duration: Int32?
+        var onSite: Int32?
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "distance") {
+                distance = try distanceMeters("trip.summary.distance", &reader, &issue)
+            } else if reader.matches(key, "duration") {
+                duration = try seconds("trip.summary.duration", &reader, &issue)
+            } else if reader.matches(key, "timeOnSite") {
+                onSite = try seconds("trip.summary.timeOnSite", &reader, &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return TripSummary(
+            distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite)
+    }
+}

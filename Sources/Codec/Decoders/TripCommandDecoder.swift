@@ -1,0 +1,115 @@
+import Domain
+
+/// Decodes a trip command (`tripstream.trip-commands`, `schemas/trip-command.schema.json`):
+/// `{"type": "start"|"update"|"complete"|"cancel", "userId", "createdAt", "trip": {…}}` with the
+/// trip fields named as RadarTripOptions.
+///
+/// A `start` needs a destination: `destinationGeofenceTag` with `destinationGeofenceExternalId`,
+/// or `destinationCoordinates` ([lng, lat]). The tag and the external id always come as a pair.
+/// `approachingThreshold` is whole minutes, 1…1440; `destinationRadius` meters, 1…100000.
+public enum TripCommandDecoder {
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TripCommand {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(DecodeError) in try decode(buffer) } }.get()
+    }
+
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> TripCommand {
+        guard bytes.count <= FixDecoder.maxRecordBytes else {
+            throw DecodeError(.recordTooLarge, "record is \(bytes.count) bytes, limit \(FixDecoder.maxRecordBytes)")
+        }
+        var reader = JSONReader(bytes)
+        try reader.expectTopLevelObject()
+        var issue: DecodeError?
+        var kind: TripCommand.Kind?
+        var userId: String?
+        var createdAt: UnixMillis?
+        var trip: TripOptions?
+        var hasTrip = false
+        var hasExternalId = false
+
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "type") {
+                kind = try reader.enumField(
+                    "type", choices: "start, update, complete, cancel", nullable: false, &issue
+                ) { bytes in TripCommand.Kind.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
+            } else if reader.matches(key, "userId") {
+                userId = try reader.stringField("userId", &issue)
+            } else if reader.matches(key, "createdAt") {
+                createdAt = try reader.timestampField("createdAt", &issue)
+            } else if reader.matches(key, "trip") {
+                hasTrip = true
+                guard reader.peekKind() == .object else {
+                    try reader.skipWrongType("trip", expected: "an object", &issue)
+                    continue
+                }
+                (trip, hasExternalId) = try decodeTrip(&reader, &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        try reader.finish()
+        if let issue { throw issue }
+        guard let kind else { throw .missing("type") }
+        guard let userId else { throw .missing("userId") }
+        guard let createdAt else { throw .missing("createdAt") }
+        guard hasTrip else { throw .missing("trip") }
+        guard hasExternalId, let trip else { throw .missing("trip.externalId") }
+        if (trip.destinationGeofenceTag == nil) != (trip.destinationGeofenceExternalId == nil) {
+            throw trip.destinationGeofenceTag == nil
+                ? .missing("trip.destinationGeofenceTag") : .missing("trip.destinationGeofenceExternalId")
+        }
+        if kind == .start && trip.destinationGeofenceTag == nil && trip.destinationCoordinates == nil {
+            throw DecodeError(
+                .missingField,
+                "missing field \"trip.destinationGeofenceTag\" with \"trip.destinationGeofenceExternalId\", "
+                    + "or \"trip.destinationCoordinates\": a start needs a destination")
+        }
+        return TripCommand(kind: kind, userId: userId, createdAt: createdAt, trip: trip)
+    }
+
+    /// Reads the `trip` object. Returns nil options if `externalId` is missing (and says whether it was).
+    private static func decodeTrip(
+        _ reader: inout JSONReader, _ issue: inout DecodeError?
+    ) throws(DecodeError) -> (TripOptions?, Bool) {
+        var externalId: String?
+        var sawExternalId = false
+        var options = TripOptions(externalId: "")
+        var cursor = try reader.beginObject()
+        while let key = try reader.nextKey(&cursor) {
+            if reader.matches(key, "externalId") {
+                sawExternalId = true
+                externalId = try reader.stringField("trip.externalId", &issue)
+            } else if reader.matches(key, "destinationGeofenceTag") {
+                options.destinationGeofenceTag = try reader.stringField(
+                    "trip.destinationGeofenceTag", nullable: true, &issue)
+            } else if reader.matches(key, "destinationGeofenceExternalId") {
+                options.destinationGeofenceExternalId = try reader.stringField(
+                    "trip.destinationGeofenceExternalId", nullable: true, &issue)
+            } else if reader.matches(key, "destinationCoordinates") {
+                if try reader.skipNull() { continue }
+                options.destinationCoordinates = try reader.position("trip.destinationCoordinates", &issue)
+            } else if reader.matches(key, "destinationRadius") {
+                options.destinationRadius = try reader.doubleField(
+                    "trip.destinationRadius", range: 1...100_000, rangeText: "[1, 100000]", &issue)
+            } else if reader.matches(key, "mode") {
+                options.mode = try reader.enumField(
+                    "trip.mode", choices: "car, truck, bike, foot, motorbike", &issue
+                ) { bytes in TravelMode.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
+            } else if reader.matches(key, "approachingThreshold") {
+                options.approachingThreshold = try reader.integerField(
+                    "trip.approachingThreshold", range: 1...1440, &issue
+                ).map { Int($0) }
+            } else if reader.matches(key, "scheduledArrivalAt") {
+                options.scheduledArrivalAt = try reader.timestampField(
+                    "trip.scheduledArrivalAt", nullable: true, &issue)
+            } else if reader.matches(key, "metadata") {
+                options.metadata = try reader.metadataField("trip.metadata", &issue)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard let externalId else { return (nil, sawExternalId && issue == nil) }
+        options.externalId = externalId
+        return (options, true)
+    }
+}

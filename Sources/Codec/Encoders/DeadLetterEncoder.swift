@@ -1,0 +1,41 @@
+import Domain
+
+/// Encodes a dead letter (`tripstream.dead-letters`, `schemas/dead-letter.schema.json`):
+/// `{"reason", "detail", "topic", "partition", "offset", "key" | "keyBase64", "value" | "valueBase64",
+/// "receivedAt"}`. A key or value that is valid UTF-8 is written as a JSON string (escaped, so the
+/// exact bytes come back on decoding); anything else as base64. Absent ones are omitted.
+public enum DeadLetterEncoder {
+    public static func encode(_ letter: DeadLetter, into buffer: inout [UInt8]) {
+        var w = JSONWriter(taking: &buffer)
+        w.raw("{\"reason\":")
+        w.string(letter.reason.rawValue)
+        w.raw(",\"detail\":")
+        w.string(letter.detail)
+        w.raw(",\"topic\":")
+        w.string(letter.topic)
+        w.raw(",\"partition\":")
+        w.int(letter.partition)
+        w.raw(",\"offset\":")
+        w.int(letter.offset)
+        if let key = letter.key { w.payload(key, text: ",\"key\":", base64: ",\"keyBase64\":\"") }
+        if let value = letter.value { w.payload(value, text: ",\"value\":", base64: ",\"valueBase64\":\"") }
+        w.raw(",\"receivedAt\":")
+        w.timestamp(letter.receivedAt)
+        w.byte(UInt8(ascii: "}"))
+        w.finish(into: &buffer)
+    }
+}
+
+extension JSONWriter {
+    /// Original bytes: as a JSON string if they are valid UTF-8, else as base64.
+    fileprivate mutating func payload(_ bytes: [UInt8], text: StaticString, base64: StaticString) {
+        if UTF8Check.isValid(bytes) {
+            raw(text)
+            bytes.withUnsafeBytes { string(utf8: $0) }
+        } else {
+            raw(base64)
+            Base64.encode(bytes, into: &self.bytes)
+            byte(UInt8(ascii: "\""))
+        }
+    }
+}
