@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: - Running in a real process
@@ -41,9 +41,9 @@ extension CommandLineProgram {
             ProcessEnvironment.writeToStandardError("\(error)\n")
         }
         #if canImport(Darwin)
-        Darwin.exit(exitCode(for: error))
+            Darwin.exit(exitCode(for: error))
         #else
-        Glibc.exit(exitCode(for: error))
+            Glibc.exit(exitCode(for: error))
         #endif
     }
 }

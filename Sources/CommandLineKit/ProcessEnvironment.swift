@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Access to the real process, kept in one place so everything else can be tested with injected values.
@@ -40,9 +40,9 @@ public enum ProcessEnvironment {
             var offset = 0
             while offset < bytes.count {
                 #if canImport(Darwin)
-                let written = Darwin.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    let written = Darwin.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 #else
-                let written = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    let written = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 #endif
                 if written < 0, errno == EINTR { continue }
                 if written <= 0 { return }

@@ -20,7 +20,8 @@ struct EnvironmentAndConfigTests {
         _ arguments: [String], environment: [String: String] = [:], file: String? = nil
     ) throws -> ParsedArguments {
         try program.parse(
-            arguments: ["run"] + arguments, environment: environment.merging(["TRIPSTREAM_GROUP_ID": "g"]) { a, _ in a },
+            arguments: ["run"] + arguments,
+            environment: environment.merging(["TRIPSTREAM_GROUP_ID": "g"]) { a, _ in a },
             readFile: { path in
                 guard path == "tripstream.conf", let file else {
                     throw CommandLineError(.unreadableConfigFile(path: path, reason: "No such file or directory"))
@@ -32,7 +33,8 @@ struct EnvironmentAndConfigTests {
     @Test("Precedence is flag > environment > config file > default")
     func precedence() throws {
         let environment = ["TRIPSTREAM_BROKERS": "env:9092"]
-        let flag = try parse(["--config", "tripstream.conf", "-b", "flag:9092"], environment: environment, file: config)
+        let flag = try parse(
+            ["--config", "tripstream.conf", "-b", "flag:9092"], environment: environment, file: config)
         #expect(try flag.string("brokers") == "flag:9092")
         let env = try parse(["--config", "tripstream.conf"], environment: environment, file: config)
         #expect(try env.string("brokers") == "env:9092")
@@ -79,8 +81,9 @@ struct EnvironmentAndConfigTests {
         let parsed = try parse(["--config", "tripstream.conf"], file: "workers = many\n")
         let error = TestProgram.usageError { _ = try parsed.int("workers") }
         #expect(error?.source == .configFile(path: "tripstream.conf", line: 1))
-        #expect(error?.description.hasPrefix(
-            "error: invalid value 'many' for '--workers': expected an integer (tripstream.conf:1)") == true)
+        #expect(
+            error?.description.hasPrefix(
+                "error: invalid value 'many' for '--workers': expected an integer (tripstream.conf:1)") == true)
     }
 
     @Test("Unknown config keys are errors with a suggestion")
@@ -105,8 +108,9 @@ struct EnvironmentAndConfigTests {
 
     @Test("The real file reader reports missing files with the system's reason")
     func realFileReader() {
-        #expect(throws: CommandLineError(
-            .unreadableConfigFile(path: "/nonexistent/tripstream.conf", reason: "No such file or directory"))
+        #expect(
+            throws: CommandLineError(
+                .unreadableConfigFile(path: "/nonexistent/tripstream.conf", reason: "No such file or directory"))
         ) {
             try ConfigFile.readContents(atPath: "/nonexistent/tripstream.conf")
         }

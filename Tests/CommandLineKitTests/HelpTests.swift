@@ -36,13 +36,17 @@ struct HelpTests {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.contains("USAGE: tripstream run --group-id <group-id> [<options>]"))
         #expect(text.contains("Consumes fixes, folds them into trips and geofence events"))
-        #expect(text.contains("""
-              -b, --brokers <host:port,...>  Kafka bootstrap servers. (default: localhost:9092; env:
-                                             TRIPSTREAM_BROKERS)
-              --group-id <group-id>          Consumer group id. (env: TRIPSTREAM_GROUP_ID; required)
-              --commit-interval <duration>   How often to checkpoint. (default: 5s)
-            """))
-        #expect(lines.contains("  --format <format>              Event format. (choices: ndjson, avro, table; default: ndjson)"))
+        #expect(
+            text.contains(
+                """
+                  -b, --brokers <host:port,...>  Kafka bootstrap servers. (default: localhost:9092; env:
+                                                 TRIPSTREAM_BROKERS)
+                  --group-id <group-id>          Consumer group id. (env: TRIPSTREAM_GROUP_ID; required)
+                  --commit-interval <duration>   How often to checkpoint. (default: 5s)
+                """))
+        #expect(
+            lines.contains(
+                "  --format <format>              Event format. (choices: ndjson, avro, table; default: ndjson)"))
         #expect(lines.contains("  -t, --topic <topic> ...        Topics to consume."))
         #expect(lines.contains("  --[no-]color                   Colour the output. (default: true)"))
         #expect(lines.contains("  -h, --help                     Show help information."))
@@ -72,7 +76,8 @@ struct HelpTests {
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.allSatisfy { $0.count <= 100 })
         // The label is wider than the column limit, so it sits alone and the text follows, indented.
-        let labelIndex = try #require(lines.firstIndex(of: "  --a-rather-long-option-name-indeed <a-rather-long-option-name-indeed>"))
+        let labelIndex = try #require(
+            lines.firstIndex(of: "  --a-rather-long-option-name-indeed <a-rather-long-option-name-indeed>"))
         // Column limit 30 + 2 of indent + 2 of gap.
         #expect(lines[labelIndex + 1].hasPrefix(String(repeating: " ", count: 34) + "Very long"))
         let continuation = lines[(labelIndex + 1)...].prefix { !$0.hasPrefix("  -h") }

@@ -27,9 +27,10 @@ struct OptionSyntaxTests {
         #expect(try parsed.int("workers") == 4)
         #expect(parsed.strings("topic") == ["a", "b,c", "d"])
         #expect(parsed.list("topic") == ["a", "b", "c", "d"])
-        #expect(parsed.values(of: "topic").map(\.source) == [
-            .commandLine(position: 6), .commandLine(position: 7), .commandLine(position: 9),
-        ])
+        #expect(
+            parsed.values(of: "topic").map(\.source) == [
+                .commandLine(position: 6), .commandLine(position: 7), .commandLine(position: 9),
+            ])
     }
 
     @Test("Flags: long, short, clustered, inverted, absent")
@@ -69,7 +70,8 @@ struct OptionSyntaxTests {
         let without = try TestProgram.program.parse(arguments: ["replay", "-o", "x", "a"], environment: [:])
         #expect(try without.optional("limit", without.int) == nil)
         #expect(without.contains("limit") == false)
-        let with = try TestProgram.program.parse(arguments: ["replay", "-o", "x", "--limit", "10", "a"], environment: [:])
+        let with = try TestProgram.program.parse(
+            arguments: ["replay", "-o", "x", "--limit", "10", "a"], environment: [:])
         #expect(try with.optional("limit", with.int) == 10)
     }
 

@@ -19,7 +19,9 @@ enum TestProgram {
                 default: "localhost:9092", environment: "TRIPSTREAM_BROKERS"),
             .value("group-id", help: "Consumer group id.", required: true, environment: "TRIPSTREAM_GROUP_ID"),
             .value("commit-interval", valueName: "duration", help: "How often to checkpoint.", default: "5s"),
-            .value("snapshot-size", valueName: "size", help: "Largest state snapshot to keep in memory.", default: "64MiB"),
+            .value(
+                "snapshot-size", valueName: "size", help: "Largest state snapshot to keep in memory.",
+                default: "64MiB"),
             .value("workers", short: "w", help: "Worker threads.", default: "2"),
             .value("ratio", help: "Sampling ratio.", default: "1.0"),
             .value("format", help: "Event format.", choices: OutputFormat.self, default: .ndjson),

@@ -8,22 +8,29 @@ struct TypedValueTests {
         try TestProgram.parseRun(["--\(option)=\(text)"])
     }
 
-    @Test("Durations in milliseconds", arguments: [
-        ("250ms", 250), ("30s", 30_000), ("5m", 300_000), ("6h", 21_600_000), ("2d", 172_800_000),
-        ("1h30m", 5_400_000), ("1m30s500ms", 90_500), ("0", 0), ("0s", 0),
-    ] as [(String, Int64)])
+    @Test(
+        "Durations in milliseconds",
+        arguments: [
+            ("250ms", 250), ("30s", 30_000), ("5m", 300_000), ("6h", 21_600_000), ("2d", 172_800_000),
+            ("1h30m", 5_400_000), ("1m30s500ms", 90_500), ("0", 0), ("0s", 0),
+        ] as [(String, Int64)])
     func durations(text: String, milliseconds: Int64) throws {
         #expect(try run("commit-interval", text).duration("commit-interval") == milliseconds)
     }
 
-    @Test("Bad durations name the option, the text and the expected form", arguments: [
-        "-5s", "5", "abc", "5x", "1.5s", "", "h", "5M", "99999999999999999d",
-    ])
+    @Test(
+        "Bad durations name the option, the text and the expected form",
+        arguments: [
+            "-5s", "5", "abc", "5x", "1.5s", "", "h", "5M", "99999999999999999d",
+        ])
     func badDurations(text: String) throws {
         let parsed = try run("commit-interval", text)
         let error = TestProgram.usageError { _ = try parsed.duration("commit-interval") }
-        #expect(error?.kind == .badValue(
-            option: "--commit-interval", text: text, expected: "a duration such as 250ms, 30s, 5m, 6h, 2d or 1h30m"))
+        #expect(
+            error?.kind
+                == .badValue(
+                    option: "--commit-interval", text: text,
+                    expected: "a duration such as 250ms, 30s, 5m, 6h, 2d or 1h30m"))
         #expect(error?.position == 1)
         #expect(error?.exitCode == 64)
     }
@@ -39,10 +46,12 @@ struct TypedValueTests {
         #expect(parsed.source(of: "workers") == .defaultValue)
     }
 
-    @Test("Byte sizes", arguments: [
-        ("4096", 4096), ("64KiB", 65_536), ("5MiB", 5 << 20), ("1GiB", 1 << 30), ("1gib", 1 << 30),
-        ("2K", 2048), ("10B", 10), ("1 MiB", 1 << 20), ("3MB", 3_000_000),
-    ] as [(String, Int64)])
+    @Test(
+        "Byte sizes",
+        arguments: [
+            ("4096", 4096), ("64KiB", 65_536), ("5MiB", 5 << 20), ("1GiB", 1 << 30), ("1gib", 1 << 30),
+            ("2K", 2048), ("10B", 10), ("1 MiB", 1 << 20), ("3MB", 3_000_000),
+        ] as [(String, Int64)])
     func byteSizes(text: String, bytes: Int64) throws {
         #expect(try run("snapshot-size", text).byteSize("snapshot-size") == bytes)
     }
@@ -63,11 +72,13 @@ struct TypedValueTests {
     @Test("Integers, numbers and booleans reject garbage")
     func scalars() throws {
         #expect(try run("workers", "12").int("workers") == 12)
-        #expect(TestProgram.usageError { _ = try run("workers", "12x").int("workers") }?.kind
-            == .badValue(option: "--workers", text: "12x", expected: "an integer"))
+        #expect(
+            TestProgram.usageError { _ = try run("workers", "12x").int("workers") }?.kind
+                == .badValue(option: "--workers", text: "12x", expected: "an integer"))
         #expect(try run("ratio", "0.25").double("ratio") == 0.25)
-        #expect(TestProgram.usageError { _ = try run("ratio", "nan").double("ratio") }?.kind
-            == .badValue(option: "--ratio", text: "nan", expected: "a number"))
+        #expect(
+            TestProgram.usageError { _ = try run("ratio", "nan").double("ratio") }?.kind
+                == .badValue(option: "--ratio", text: "nan", expected: "a number"))
         #expect(try run("workers", "yes").bool("workers"))
         #expect(try run("workers", "0").bool("workers") == false)
         let bad = TestProgram.usageError { _ = try run("workers", "maybe").bool("workers") }

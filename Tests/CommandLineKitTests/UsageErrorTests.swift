@@ -10,10 +10,11 @@ struct UsageErrorTests {
         let error = TestProgram.usageError { _ = try TestProgram.parseRun(["-v", "--bokers", "x"]) }
         #expect(error?.kind == .unknownOption("--bokers", suggestion: "--brokers"))
         #expect(error?.position == 2)
-        #expect(error?.description == """
-            error: unknown option '--bokers' (argument 3); did you mean '--brokers'?
-            See 'tripstream run --help' for usage.
-            """)
+        #expect(
+            error?.description == """
+                error: unknown option '--bokers' (argument 3); did you mean '--brokers'?
+                See 'tripstream run --help' for usage.
+                """)
     }
 
     @Test("Unknown option far from any declared one gets no suggestion")
@@ -53,8 +54,9 @@ struct UsageErrorTests {
         let error = TestProgram.usageError { _ = try program.parse(arguments: ["run"], environment: [:]) }
         #expect(error?.kind == .missingRequiredOption(option: "--group-id", environmentVariable: "TRIPSTREAM_GROUP_ID"))
         #expect(error?.position == nil)
-        #expect(error?.description.hasPrefix(
-            "error: missing required option '--group-id' (or environment variable TRIPSTREAM_GROUP_ID)") == true)
+        #expect(
+            error?.description.hasPrefix(
+                "error: missing required option '--group-id' (or environment variable TRIPSTREAM_GROUP_ID)") == true)
     }
 
     @Test("Reading an absent optional value through a non-optional getter is a missing-option error")
@@ -75,7 +77,9 @@ struct UsageErrorTests {
 
     @Test("Missing required positional")
     func missingPositional() {
-        let error = TestProgram.usageError { _ = try program.parse(arguments: ["replay", "-o", "x"], environment: [:]) }
+        let error = TestProgram.usageError {
+            _ = try program.parse(arguments: ["replay", "-o", "x"], environment: [:])
+        }
         #expect(error?.kind == .missingPositional(name: "files"))
     }
 

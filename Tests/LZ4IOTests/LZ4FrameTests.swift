@@ -3,12 +3,19 @@ import Testing
 
 @Suite("LZ4Frame whole-buffer compression")
 struct LZ4FrameTests {
-    @Test("Round trips", arguments: [
-        ("empty", [UInt8]()),
-        ("small", Array("hello, frame".utf8)),
-        ("random 5 MB", TestFiles.randomBytes(count: 5_000_000)),
-        ("repetitive 8 MB", Array(repeating: Array(#"{"device":"v1","lat":41.1,"lon":-8.6}\#n"#.utf8), count: 200_000).flatMap { $0 }),
-    ] as [(String, [UInt8])])
+    @Test(
+        "Round trips",
+        arguments: [
+            ("empty", [UInt8]()),
+            ("small", Array("hello, frame".utf8)),
+            ("random 5 MB", TestFiles.randomBytes(count: 5_000_000)),
+            (
+                "repetitive 8 MB",
+                Array(repeating: Array(#"{"device":"v1","lat":41.1,"lon":-8.6}\#n"#.utf8), count: 200_000).flatMap {
+                    $0
+                }
+            ),
+        ] as [(String, [UInt8])])
     func roundTrip(name: String, bytes: [UInt8]) throws {
         let compressed = LZ4Frame.compress(bytes)
         #expect(compressed.starts(with: [0x04, 0x22, 0x4D, 0x18]), "starts with the magic number")

@@ -84,11 +84,12 @@ struct LineReaderTests {
                 let context = "\(name), chunk \(chunkSize)"
                 #expect(result.lines.map(\.text) == ["a", exact, "b", "c"], "\(context)")
                 #expect(result.lines.map(\.number) == [1, 2, 4, 6], "\(context)")
-                #expect(result.tooLong == [
-                    LineTooLong(lineNumber: 3, byteCount: max + 1),
-                    LineTooLong(lineNumber: 5, byteCount: 50_000),
-                    LineTooLong(lineNumber: 7, byteCount: 50_000),
-                ], "\(context)")
+                #expect(
+                    result.tooLong == [
+                        LineTooLong(lineNumber: 3, byteCount: max + 1),
+                        LineTooLong(lineNumber: 5, byteCount: 50_000),
+                        LineTooLong(lineNumber: 7, byteCount: 50_000),
+                    ], "\(context)")
             }
         }
     }

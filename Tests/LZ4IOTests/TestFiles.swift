@@ -49,7 +49,8 @@ enum TestFiles {
                 bytes += number % 2 == 0 ? [0x0D, 0x0A] : [0x0A]
                 continue
             }
-            let text = #"{"device":"v\#(number % 500)","seq":\#(number),"lat":41.\#(number * 7919 % 100_000),"lon":-8.6}"#
+            let text =
+                #"{"device":"v\#(number % 500)","seq":\#(number),"lat":41.\#(number * 7919 % 100_000),"lon":-8.6}"#
             bytes += Array(text.utf8) + (number % 5 == 0 ? [0x0D, 0x0A] : [0x0A])
             expected.append((number, text))
         }

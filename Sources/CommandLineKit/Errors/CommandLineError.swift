@@ -58,7 +58,8 @@ public struct CommandLineError: Error, Sendable, Equatable, CustomStringConverti
         var text = "error: " + problem
         if let source { text += " (\(source))" }
         switch kind {
-        case .unknownOption(_, let suggestion?), .unknownCommand(_, let suggestion?), .unknownConfigKey(_, let suggestion?):
+        case .unknownOption(_, let suggestion?), .unknownCommand(_, let suggestion?),
+            .unknownConfigKey(_, let suggestion?):
             text += "; did you mean '\(suggestion)'?"
         default:
             break

@@ -36,7 +36,8 @@ public struct LZ4IOError: Error, Sendable, Equatable, CustomStringConvertible {
         case .isDirectory: return "\(subject): is a directory, expected a file"
         case .corruptFrame(let name): return "\(subject): corrupt LZ4 frame (\(name))"
         case .truncatedFrame: return "\(subject): truncated LZ4 frame (data ends inside the frame)"
-        case .system(let operation, let code): return "\(subject): \(operation) failed: \(SystemFile.message(for: code))"
+        case .system(let operation, let code):
+            return "\(subject): \(operation) failed: \(SystemFile.message(for: code))"
         }
     }
 }

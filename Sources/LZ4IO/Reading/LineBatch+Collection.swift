@@ -9,6 +9,7 @@ extension LineBatch: RandomAccessCollection {
     /// The line at `position`.
     public subscript(position: Int) -> Line {
         let entry = entries[position]
-        return Line(bytes: UnsafeRawBufferPointer(start: base! + entry.offset, count: entry.length), number: entry.number)
+        return Line(
+            bytes: UnsafeRawBufferPointer(start: base! + entry.offset, count: entry.length), number: entry.number)
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Thin POSIX wrappers that retry on `EINTR` and turn `errno` into `LZ4IOError`s naming the path.
@@ -26,9 +26,9 @@ enum SystemFile {
     private static func open(_ path: String, flags: Int32, mode: UInt32) throws(LZ4IOError) -> Int32 {
         while true {
             #if canImport(Darwin)
-            let descriptor = Darwin.open(path, flags, mode_t(mode))
+                let descriptor = Darwin.open(path, flags, mode_t(mode))
             #else
-            let descriptor = Glibc.open(path, flags, mode_t(mode))
+                let descriptor = Glibc.open(path, flags, mode_t(mode))
             #endif
             if descriptor >= 0 { return descriptor }
             let code = errno
@@ -43,9 +43,9 @@ enum SystemFile {
     {
         while true {
             #if canImport(Darwin)
-            let result = Darwin.read(descriptor, buffer, count)
+                let result = Darwin.read(descriptor, buffer, count)
             #else
-            let result = Glibc.read(descriptor, buffer, count)
+                let result = Glibc.read(descriptor, buffer, count)
             #endif
             if result >= 0 { return result }
             let code = errno
@@ -61,9 +61,9 @@ enum SystemFile {
         var written = 0
         while written < count {
             #if canImport(Darwin)
-            let result = Darwin.write(descriptor, bytes + written, count - written)
+                let result = Darwin.write(descriptor, bytes + written, count - written)
             #else
-            let result = Glibc.write(descriptor, bytes + written, count - written)
+                let result = Glibc.write(descriptor, bytes + written, count - written)
             #endif
             if result >= 0 {
                 written += result
@@ -81,9 +81,9 @@ enum SystemFile {
 
     static func close(_ descriptor: Int32, path: String) throws(LZ4IOError) {
         #if canImport(Darwin)
-        let result = Darwin.close(descriptor)
+            let result = Darwin.close(descriptor)
         #else
-        let result = Glibc.close(descriptor)
+            let result = Glibc.close(descriptor)
         #endif
         // After EINTR the descriptor is already released on Linux; retrying could close someone else's.
         if result != 0, errno != EINTR { throw error(errno, operation: "close", path: path) }
