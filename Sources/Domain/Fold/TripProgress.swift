@@ -4,6 +4,11 @@ public struct TripProgress: Sendable, Equatable {
     public struct Checkpoint: Sendable, Equatable {
         public var time: UnixMillis
         public var halfLogDistance: Float
+
+        public init(time: UnixMillis, halfLogDistance: Float) {
+            self.time = time
+            self.halfLogDistance = halfLogDistance
+        }
     }
 
     public var snapshot: TripSnapshot

@@ -2,7 +2,7 @@
 ///
 /// This is both what the fold consumes and what the replay history stores (about 40 bytes), so a
 /// live fold and a refold from history see exactly the same thing.
-public struct TimelineInput: Sendable {
+public struct TimelineInput: Sendable, Equatable {
     public enum Attachment: Sendable {
         case none
         /// Device id and/or user metadata sent with a fix; absent fields keep the last known values.
@@ -35,6 +35,10 @@ public struct TimelineInput: Sendable {
         speed = .nan
         replayed = false
         attachment = .command(CommandBox(command))
+    }
+
+    public static func == (lhs: TimelineInput, rhs: TimelineInput) -> Bool {
+        lhs.isDuplicate(of: rhs) && lhs.replayed == rhs.replayed
     }
 
     public var command: TripCommand? {

@@ -10,19 +10,19 @@
 /// state before the oldest (`base`) and one at the middle, so a refold never folds more than
 /// `historyLimit` inputs twice.
 public struct UserTimeline: Sendable {
-    public private(set) var current: UserState
-    private var base: UserState
-    private var middle: UserState?
-    private var middleIndex = 0
-    private var history: [TimelineInput] = []
+    public internal(set) var current: UserState
+    var base: UserState
+    var middle: UserState?
+    var middleIndex = 0
+    var history: [TimelineInput] = []
     /// Whether `base` has inputs folded into it (then nothing may go before `history[0]`).
-    private var baseHasHistory = false
+    var baseHasHistory = false
     /// Latest stream time whose timers were applied to `current`.
-    public private(set) var watermark: UnixMillis = .min
+    public internal(set) var watermark: UnixMillis = .min
     /// Due time of the latest timer a stream-time tick fired: an input older than that must be
     /// refolded so that the timer fires at its place in event time.
-    private var lastTickTimer: UnixMillis = .min
-    public private(set) var newestTime: UnixMillis = .min
+    var lastTickTimer: UnixMillis = .min
+    public internal(set) var newestTime: UnixMillis = .min
 
     public init(userId: String) {
         current = UserState(userId: userId)

@@ -167,12 +167,28 @@ public struct PartitionFold: Sendable {
         }
     }
 
-    /// The users whose state changed since the last call, for the users topic (in first-touch order).
-    public mutating func takeTouchedUsers(geofences: GeofenceTable) -> [UserSnapshot] {
+    /// The timelines of users whose state changed since the last call (first-touch order): for the
+    /// users topic and the state changelog.
+    public mutating func takeTouchedTimelines() -> [UserTimeline] {
         defer {
             for slot in touched { isTouched[Int(slot)] = false }
             touched.removeAll(keepingCapacity: true)
         }
-        return touched.map { timelines[Int($0)].current.snapshot(in: geofences) }
+        return touched.map { timelines[Int($0)] }
+    }
+
+    // MARK: - Restore
+
+    /// Installs a user's persisted timeline (state restore), replacing any in memory.
+    public mutating func restore(_ parts: UserTimeline.Parts, geofences: GeofenceTable) {
+        let context = FoldContext(geofences: geofences, settings: settings, live: false)
+        let slot = slot(for: parts.base.userId)
+        timelines[Int(slot)] = UserTimeline(parts: parts, context: context, historyLimit: settings.historyLimit)
+        schedule(slot, geofences: geofences)
+    }
+
+    /// Restores the partition's stream time (persisted beside the users' states).
+    public mutating func restoreStreamTime(_ time: UnixMillis) {
+        streamTime = max(streamTime, time)
     }
 }

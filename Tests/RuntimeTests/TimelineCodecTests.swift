@@ -1,0 +1,79 @@
+import Domain
+import Runtime
+import Simulation
+import Testing
+
+@Suite struct TimelineCodecTests {
+    /// Folds a simulated fleet, split into a first and a second half of records.
+    func simulatedFold() -> (fold: PartitionFold, table: GeofenceTable, rest: [SimulatedRecord]) {
+        var settings = SimulationSettings()
+        settings.users = 150
+        settings.geofences = 80
+        settings.cityRadius = 2_500
+        settings.duration = 1_200
+        settings.offlineChance = 0.02
+        settings.seed = 11
+        var simulator = FleetSimulator(settings: settings)
+        let table = GeofenceTable(simulator.geofences)
+        var records: [SimulatedRecord] = []
+        while simulator.nextStep(into: &records) {}
+        let half = records.count / 2
+        var fold = PartitionFold()
+        var events: [Event] = []
+        for record in records[..<half] { feed(record, to: &fold, table: table, events: &events) }
+        return (fold, table, Array(records[half...]))
+    }
+
+    func feed(_ record: SimulatedRecord, to fold: inout PartitionFold, table: GeofenceTable, events: inout [Event]) {
+        switch record {
+        case let .fix(f): _ = fold.process(f, geofences: table, processingTime: f.createdAt + 1_000, events: &events)
+        case let .command(c):
+            _ = fold.process(c, geofences: table, processingTime: c.createdAt + 1_000, events: &events)
+        case .geofence: break
+        }
+    }
+
+    @Test func everyTimelineRoundTripsAndRestoresToTheSameState() throws {
+        var (fold, table, rest) = simulatedFold()
+        let timelines = fold.takeTouchedTimelines()
+        #expect(timelines.count == 150)
+        var restored = PartitionFold()
+        var withTrips = 0
+        for timeline in timelines {
+            let bytes = TimelineCodec.encode(timeline.parts)
+            let parts = try TimelineCodec.decode(bytes)
+            #expect(parts == timeline.parts)
+            restored.restore(parts, geofences: table)
+            #expect(restored.state(of: timeline.current.userId) == timeline.current)
+            if timeline.current.trip != nil { withTrips += 1 }
+        }
+        #expect(withTrips > 10)
+        restored.restoreStreamTime(fold.streamTime)
+        // The restored partition goes on exactly as the original does.
+        var a: [Event] = [], b: [Event] = []
+        for record in rest {
+            feed(record, to: &fold, table: table, events: &a)
+            feed(record, to: &restored, table: table, events: &b)
+        }
+        #expect(a.count > 1_000)
+        #expect(a == b)
+    }
+
+    @Test func corruptRecordsThrowInsteadOfTrapping() throws {
+        let (fold, _, _) = simulatedFold()
+        var copy = fold
+        let bytes = TimelineCodec.encode(copy.takeTouchedTimelines()[3].parts)
+        for cut in stride(from: 0, to: bytes.count - 1, by: 7) {
+            #expect(throws: (any Error).self) { try TimelineCodec.decode(Array(bytes[..<cut])) }
+        }
+        var wrongVersion = bytes
+        wrongVersion[0] = 99
+        #expect(throws: (any Error).self) { try TimelineCodec.decode(wrongVersion) }
+        var rng = SeededRandom(seed: 3)
+        for _ in 0..<2_000 {
+            var mutated = bytes
+            mutated[Int.random(in: 0..<mutated.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            _ = try? TimelineCodec.decode(mutated)  // must not crash
+        }
+    }
+}
