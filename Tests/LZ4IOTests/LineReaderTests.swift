@@ -39,16 +39,18 @@ struct LineReaderTests {
         }
     }
 
-    @Test("Empty file, newline-only file, 1-3 byte files")
+    @Test("Empty file, newline-only file, 1-3 byte files, also with 1- and 3-byte chunks")
     func tinyFiles() throws {
         let directory = try TestFiles.makeDirectory()
         defer { TestFiles.remove(directory) }
         for (text, lines) in [("", [String]()), ("\n\n\n", []), ("x", ["x"]), ("x\n", ["x"]), ("ab\n", ["ab"])] {
             let path = directory + "/tiny"
-            try TestFiles.write(Array(text.utf8), to: path)
-            #expect(try TestFiles.readLines(path).lines.map(\.text) == lines)
-            try TestFiles.write(LZ4Frame.compress(Array(text.utf8)), to: path)
-            #expect(try TestFiles.readLines(path).lines.map(\.text) == lines)
+            for chunkSize in [1, 3, 1 << 20] {
+                try TestFiles.write(Array(text.utf8), to: path)
+                #expect(try TestFiles.readLines(path, chunkSize: chunkSize).lines.map(\.text) == lines)
+                try TestFiles.write(LZ4Frame.compress(Array(text.utf8)), to: path)
+                #expect(try TestFiles.readLines(path, chunkSize: chunkSize).lines.map(\.text) == lines)
+            }
         }
     }
 

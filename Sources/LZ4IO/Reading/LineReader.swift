@@ -81,7 +81,8 @@ public final class LineReader {
         maxLineLength: Int = 1 << 20
     ) throws(LZ4IOError) {
         precondition(chunkSize > 0 && maxLineLength > 0, "chunkSize and maxLineLength must be positive")
-        let capacity = 2 * chunkSize
+        // Room for two chunks, and for the four magic bytes even with tiny (test-sized) chunks.
+        let capacity = max(2 * chunkSize, 64)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
         var sniffed = 0
         var exhausted = false
@@ -89,7 +90,8 @@ public final class LineReader {
             if SystemFile.isDirectory(descriptor) { throw LZ4IOError(.isDirectory, path: name) }
             // Pipes may deliver fewer than four bytes per read; the magic number needs all four.
             while sniffed < 4 {
-                let count = try SystemFile.read(descriptor, into: buffer + sniffed, count: chunkSize, path: name)
+                let count = try SystemFile.read(
+                    descriptor, into: buffer + sniffed, count: min(chunkSize, capacity - sniffed), path: name)
                 if count == 0 {
                     exhausted = true
                     break
