@@ -2,9 +2,10 @@ import CRdKafka
 
 /// Topic administration: create topics, read partition counts.
 ///
-/// Against a real cluster it uses the CreateTopics admin API. librdkafka's mock cluster does not implement
-/// CreateTopics (the request fails with `unsupportedFeature`), so an admin made with ``init(mockCluster:)`` creates
-/// topics through the mock's own API instead (topic configs are then accepted but ignored).
+/// Against a real cluster it uses the CreateTopics admin API. librdkafka 2.0.2's mock cluster does not implement
+/// CreateTopics (the request is never answered and fails with `timedOut`), so an admin made with
+/// ``init(mockCluster:)`` creates topics through the mock's own API instead (topic configs are then accepted but
+/// ignored).
 public final class KafkaAdmin {
     /// A producer-type instance: admin requests and metadata need no more.
     private let client: RDKafkaClient
@@ -38,7 +39,7 @@ public final class KafkaAdmin {
                     try mockCluster.createTopic(
                         topic.name, partitions: topic.partitions, replicationFactor: topic.replicationFactor)
                     created.append(topic.name)
-                } catch where error.code == .topicAlreadyExists {
+                } catch  where error.code == .topicAlreadyExists {
                     continue
                 }
             }
@@ -52,10 +53,12 @@ public final class KafkaAdmin {
         var newTopics: [OpaquePointer?] = []
         defer { for newTopic in newTopics { rd_kafka_NewTopic_destroy(newTopic) } }
         for topic in topics {
-            guard let newTopic = rd_kafka_NewTopic_new(
-                topic.name, topic.partitions, Int32(topic.replicationFactor), &errstr, errstr.count)
+            guard
+                let newTopic = rd_kafka_NewTopic_new(
+                    topic.name, topic.partitions, Int32(topic.replicationFactor), &errstr, errstr.count)
             else {
-                throw KafkaError(code: .invalidArgument, message: "topic \(topic.name): \(RDKafkaClient.string(errstr))")
+                throw KafkaError(
+                    code: .invalidArgument, message: "topic \(topic.name): \(RDKafkaClient.string(errstr))")
             }
             newTopics.append(newTopic)
             for (key, value) in topic.config.sorted(by: { $0.key < $1.key }) {

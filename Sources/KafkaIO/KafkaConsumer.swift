@@ -24,7 +24,8 @@ public final class KafkaConsumer {
         guard configuration["group.id"] != nil else {
             throw KafkaError(code: .invalidArgument, message: "KafkaConsumer needs group.id")
         }
-        let effective = configuration
+        let effective =
+            configuration
             .settingDefault("partition.assignment.strategy", "cooperative-sticky")
             .settingDefault("enable.auto.commit", "false")
             .settingDefault("isolation.level", "read_committed")
@@ -37,7 +38,8 @@ public final class KafkaConsumer {
 
     /// Subscribes to `topics` (replacing any previous subscription); the group join happens during later polls.
     public func subscribe(_ topics: [String]) throws(KafkaError) {
-        let list = TopicPartitionList(topics.map { TopicPartition(topic: $0, partition: -1) })  // -1: RD_KAFKA_PARTITION_UA
+        // Partition -1 (RD_KAFKA_PARTITION_UA): subscriptions name topics only.
+        let list = TopicPartitionList(topics.map { TopicPartition(topic: $0, partition: -1) })
         try KafkaError.check(list.withPointer { rd_kafka_subscribe(consumer.handle, $0) })
     }
 

@@ -83,7 +83,8 @@ public final class KafkaProducer {
             let now = ContinuousClock.now
             if deadline == nil { deadline = now + queueFullTimeout }
             if let deadline, now >= deadline {
-                throw KafkaError(code: .queueFull, message: "producer queue full for \(queueFullTimeout)", isRetriable: true)
+                throw KafkaError(
+                    code: .queueFull, message: "producer queue full for \(queueFullTimeout)", isRetriable: true)
             }
             rd_kafka_poll(client.handle, 10)
         }
@@ -107,7 +108,8 @@ public final class KafkaProducer {
         let result: Result<Void, KafkaError> = Self.withOptionalBytes(key) { keyBytes in
             Self.withOptionalBytes(value) { valueBytes in
                 Result { () throws(KafkaError) in
-                    try self.produce(topic: topic, partition: partition, key: keyBytes, value: valueBytes, headers: headers)
+                    try self.produce(
+                        topic: topic, partition: partition, key: keyBytes, value: valueBytes, headers: headers)
                 }
             }
         }
@@ -135,7 +137,10 @@ public final class KafkaProducer {
             add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition ?? -1 }  // -1: RD_KAFKA_PARTITION_UA
             add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
             if let key {
-                add(RD_KAFKA_VTYPE_KEY) { $0.u.mem.ptr = Self.nonNull(key); $0.u.mem.size = key.count }
+                add(RD_KAFKA_VTYPE_KEY) {
+                    $0.u.mem.ptr = Self.nonNull(key)
+                    $0.u.mem.size = key.count
+                }
             }
             // A NULL pointer is a tombstone, so an empty-but-present value needs a non-NULL pointer.
             add(RD_KAFKA_VTYPE_VALUE) {
@@ -147,7 +152,9 @@ public final class KafkaProducer {
                 let list = rd_kafka_headers_new(headers.count)!
                 for header in headers {
                     if let bytes = header.value {
-                        bytes.withUnsafeBytes { _ = rd_kafka_header_add(list, header.key, -1, Self.nonNull($0), $0.count) }
+                        bytes.withUnsafeBytes {
+                            _ = rd_kafka_header_add(list, header.key, -1, Self.nonNull($0), $0.count)
+                        }
                     } else {
                         _ = rd_kafka_header_add(list, header.key, -1, nil, 0)
                     }

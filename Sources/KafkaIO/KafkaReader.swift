@@ -35,7 +35,8 @@ public final class KafkaReader {
     ///   - configuration: Client properties; `bootstrap.servers` at least.
     ///   - enablePartitionEOF: Report reaching the end of a partition (see ``takeEndOfPartitions()``). Default: false.
     public init(configuration: KafkaConfiguration, enablePartitionEOF: Bool = false) throws(KafkaError) {
-        let effective = configuration
+        let effective =
+            configuration
             .settingDefault("group.id", "tripstream-reader")
             .settingDefault("isolation.level", "read_committed")
             .settingDefault("auto.offset.reset", "earliest")

@@ -4,9 +4,10 @@ import CRdKafka
 ///
 /// For tests and the `dev-broker`/`demo` commands. It supports consumer groups, idempotent producers and fault
 /// injection, and accepts the transactional API without enforcing it (aborted records stay visible; offsets sent to
-/// a transaction are not stored). It keeps ~5 MiB per partition and only speaks Metadata up to v2; CreateTopics is
-/// not implemented, so create topics with ``createTopic(_:partitions:replicationFactor:)`` (or a ``KafkaAdmin`` made
-/// with ``KafkaAdmin/init(mockCluster:)``). Unknown topics auto-create with the mock's default partition count.
+/// a transaction are not stored). It keeps ~5 MiB per partition and only speaks Metadata up to v2. CreateTopics is
+/// not implemented (requests time out), so create topics with ``createTopic(_:partitions:replicationFactor:)`` or
+/// a ``KafkaAdmin`` made with ``KafkaAdmin/init(mockCluster:configuration:)``. Unknown topics auto-create with the
+/// mock's default partition count.
 public final class MockCluster {
     /// The dedicated producer instance the mock cluster is attached to (librdkafka requires one).
     private let client: RDKafkaClient

@@ -25,10 +25,18 @@ public enum RebalanceEvent: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .assigned(let partitions): hasher.combine(0); hasher.combine(partitions)
-        case .revoked(let partitions): hasher.combine(1); hasher.combine(partitions)
-        case .lost(let partitions): hasher.combine(2); hasher.combine(partitions)
-        case .failed(let error): hasher.combine(3); hasher.combine(error.code)
+        case .assigned(let partitions):
+            hasher.combine(0)
+            hasher.combine(partitions)
+        case .revoked(let partitions):
+            hasher.combine(1)
+            hasher.combine(partitions)
+        case .lost(let partitions):
+            hasher.combine(2)
+            hasher.combine(partitions)
+        case .failed(let error):
+            hasher.combine(3)
+            hasher.combine(error.code)
         }
     }
 }

@@ -24,15 +24,18 @@ struct KafkaConfigurationTests {
 
         let configuration = try KafkaConfiguration.load(propertiesFile: path)
 
-        #expect(configuration.properties.map(\.key) == [
-            "bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.password",
-            "client.id",
-        ])
+        #expect(
+            configuration.properties.map(\.key) == [
+                "bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.password",
+                "client.id",
+            ])
         #expect(configuration["bootstrap.servers"] == "broker-1:9092,broker-2:9092")
         #expect(configuration["security.protocol"] == "SASL_SSL")
         #expect(configuration["sasl.mechanism"] == "PLAIN")
-        #expect(configuration["sasl.jaas.config"]
-            == #"org.apache.kafka.common.security.plain.PlainLoginModule required username="svc" password="hunter2";"#)
+        #expect(
+            configuration["sasl.jaas.config"]
+                == #"org.apache.kafka.common.security.plain.PlainLoginModule required username="svc" password="hunter2";"#
+        )
         #expect(configuration["client.id"] == "tripstream", "the last value of a repeated key wins")
     }
 

@@ -48,7 +48,8 @@ struct ProducerConsumerTests {
         try cluster.createTopic("fixes", partitions: 4)
         let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
         for index in 0..<20 {
-            try producer.produce(topic: "fixes", key: TestSupport.bytes("device-7"), value: TestSupport.bytes("\(index)"))
+            try producer.produce(
+                topic: "fixes", key: TestSupport.bytes("device-7"), value: TestSupport.bytes("\(index)"))
         }
         #expect(try producer.flush(timeout: .seconds(10)).delivered == 20)
 

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import struct FoundationEssentials.Data
-import struct FoundationEssentials.URL
+    import struct FoundationEssentials.Data
+    import struct FoundationEssentials.URL
 #else
-import struct Foundation.Data
-import struct Foundation.URL
+    import struct Foundation.Data
+    import struct Foundation.URL
 #endif
 
 // MARK: - Java-style .properties files
@@ -17,7 +17,8 @@ extension KafkaConfiguration {
     /// error beats a silent misreading.
     ///
     /// - Parameter propertiesFile: A file path.
-    /// - Throws: ``PropertiesFileError`` naming the file and the 1-based line of the first bad line, or the read failure.
+    /// - Throws: ``PropertiesFileError`` naming the file and the 1-based line of the first bad line, or the read
+    ///   failure.
     public static func load(propertiesFile path: String) throws(PropertiesFileError) -> KafkaConfiguration {
         let data: Data
         do {

@@ -119,6 +119,8 @@ final class ConsumerClient {
     }
 
     func assignment() throws(KafkaError) -> [TopicPartition] {
+        // A closed consumer owns nothing; librdkafka would answer _DESTROY.
+        guard !closed else { return [] }
         var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
         try KafkaError.check(rd_kafka_assignment(handle, &list))
         guard let list else { return [] }

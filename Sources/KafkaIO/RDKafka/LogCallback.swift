@@ -1,9 +1,9 @@
 import CRdKafka
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// librdkafka's `log_cb`: one line per message on stderr, prefixed `kafka:`.

@@ -24,7 +24,8 @@ extension RDKafkaClient {
     }
 
     /// Low and high watermarks of a partition, asked from its leader.
-    func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64) {
+    func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64)
+    {
         var low: Int64 = -1
         var high: Int64 = -1
         try KafkaError.check(

@@ -1,9 +1,9 @@
 import CRdKafka
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Turns librdkafka's topic-name C strings into shared Swift strings.

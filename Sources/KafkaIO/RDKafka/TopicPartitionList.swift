@@ -49,7 +49,8 @@ final class TopicPartitionList {
             let element = pointer.pointee.elems[index]
             if element.err != RD_KAFKA_RESP_ERR_NO_ERROR {
                 let name = String(cString: element.topic)
-                return KafkaError(element.err, "\(name)[\(element.partition)]: \(String(cString: rd_kafka_err2str(element.err)))")
+                return KafkaError(
+                    element.err, "\(name)[\(element.partition)]: \(String(cString: rd_kafka_err2str(element.err)))")
             }
         }
         return nil
@@ -57,7 +58,9 @@ final class TopicPartitionList {
 
     /// Reads a list this code does not own (e.g. the one passed to the rebalance callback).
     static func offsets(of list: UnsafePointer<rd_kafka_topic_partition_list_t>?) -> [TopicPartitionOffset] {
-        forEach(list) { TopicPartitionOffset(topic: String(cString: $0.topic), partition: $0.partition, offset: $0.offset) }
+        forEach(list) {
+            TopicPartitionOffset(topic: String(cString: $0.topic), partition: $0.partition, offset: $0.offset)
+        }
     }
 
     /// Reads the partitions (without offsets) of a list this code does not own.
