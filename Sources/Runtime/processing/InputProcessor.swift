@@ -1,0 +1,173 @@
+import Codec
+import Domain
+
+/// Decode → fold → encode for one input partition: the path every record takes, shared by
+/// `tripstream replay` (files) and the Kafka runtime. Bad records become dead letters with the
+/// original bytes and a reason; nothing throws out of here.
+public struct InputProcessor: Sendable {
+    public var fold: PartitionFold
+    public var counters = ProcessorCounters()
+    private var events: [Event] = []
+
+    public init(settings: FoldSettings) {
+        fold = PartitionFold(settings: settings)
+        events.reserveCapacity(64)
+    }
+
+    /// Decodes and folds one fix record.
+    /// - Parameter processingTime: nil in a file replay: the stream time is used instead, which
+    ///   makes a replay's output independent of the wall clock.
+    public mutating func processFix(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
+                                    geofences: GeofenceTable, processingTime: UnixMillis?, into output: inout OutputBatch)
+    {
+        guard let fix = decodeFix(key: key, value: value, source: source, processingTime: processingTime,
+                                  into: &output)
+        else { return }
+        process(fix, key: key, value: value, source: source, geofences: geofences, processingTime: processingTime,
+                into: &output)
+    }
+
+    /// Decodes a fix record; a bad one becomes a dead letter and nil.
+    public mutating func decodeFix(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
+                                   processingTime: UnixMillis?, into output: inout OutputBatch) -> Fix?
+    {
+        counters.recordsIn += 1
+        do {
+            return try FixDecoder.decode(value)
+        } catch {
+            deadLetter(error.reason, error.detail, key: key, value: value, source: source,
+                       at: processingTime ?? fold.streamTime, into: &output)
+            return nil
+        }
+    }
+
+    /// Folds a decoded fix (`value` is its original record, for a dead letter).
+    public mutating func process(_ fix: Fix, key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
+                                 geofences: GeofenceTable, processingTime: UnixMillis?, into output: inout OutputBatch)
+    {
+        let now = processingTime ?? max(fold.streamTime, fix.createdAt)
+        let result = fold.process(fix, geofences: geofences, processingTime: now, events: &events)
+        finish(result, key: key, value: value, source: source, now: now, into: &output)
+    }
+
+    /// Decodes and folds one trip-command record.
+    public mutating func processCommand(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
+                                        geofences: GeofenceTable, processingTime: UnixMillis?,
+                                        into output: inout OutputBatch)
+    {
+        guard let command = decodeCommand(key: key, value: value, source: source, processingTime: processingTime,
+                                          into: &output)
+        else { return }
+        process(command, key: key, value: value, source: source, geofences: geofences,
+                processingTime: processingTime, into: &output)
+    }
+
+    /// Decodes a trip-command record; a bad one becomes a dead letter and nil.
+    public mutating func decodeCommand(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
+                                       processingTime: UnixMillis?, into output: inout OutputBatch) -> TripCommand?
+    {
+        counters.recordsIn += 1
+        do {
+            return try TripCommandDecoder.decode(value)
+        } catch {
+            deadLetter(error.reason, error.detail, key: key, value: value, source: source,
+                       at: processingTime ?? fold.streamTime, into: &output)
+            return nil
+        }
+    }
+
+    /// Folds a decoded trip command.
+    public mutating func process(_ command: TripCommand, key: [UInt8]?, value: UnsafeRawBufferPointer,
+                                 source: RecordSource, geofences: GeofenceTable, processingTime: UnixMillis?,
+                                 into output: inout OutputBatch)
+    {
+        let now = processingTime ?? max(fold.streamTime, command.createdAt)
+        let result = fold.process(command, geofences: geofences, processingTime: now, events: &events)
+        finish(result, key: key, value: value, source: source, now: now, into: &output)
+    }
+
+    /// Dead-letters a record that could not be read at all (e.g. a line over the size limit).
+    public mutating func rejectUnreadable(_ reason: RejectionReason, _ detail: String, source: RecordSource,
+                                          processingTime: UnixMillis?, into output: inout OutputBatch)
+    {
+        counters.recordsIn += 1
+        deadLetter(reason, detail, key: nil, value: UnsafeRawBufferPointer(start: nil, count: 0), source: source,
+                   at: processingTime ?? fold.streamTime, into: &output)
+    }
+
+    /// Applies one geofence-topic record to `geofences` (an upsert, or a delete for a null value).
+    public mutating func processGeofence(key: [UInt8]?, value: UnsafeRawBufferPointer?, source: RecordSource,
+                                         geofences: inout GeofenceTable, processingTime: UnixMillis?,
+                                         into output: inout OutputBatch)
+    {
+        counters.recordsIn += 1
+        let keyText = key.map { String(decoding: $0, as: UTF8.self) }
+        do {
+            switch try GeofenceDecoder.decode(key: keyText, value: value) {
+            case let .upsert(geofence):
+                geofences.upsert(geofence)
+                counters.geofenceUpserts += 1
+            case let .delete(id, _, _):
+                geofences.remove(id)
+                counters.geofenceDeletes += 1
+            }
+        } catch {
+            deadLetter(error.reason, error.detail, key: key, value: value ?? UnsafeRawBufferPointer(start: nil, count: 0),
+                       source: source, at: processingTime ?? fold.streamTime, into: &output)
+        }
+    }
+
+    /// Moves stream time on (a quiet partition, or the end of a replay) so due timers fire.
+    public mutating func advanceStreamTime(to time: UnixMillis, geofences: GeofenceTable, processingTime: UnixMillis?,
+                                           into output: inout OutputBatch)
+    {
+        let now = processingTime ?? time
+        fold.advanceStreamTime(to: time, geofences: geofences, processingTime: now, events: &events)
+        emitEvents(now: now, into: &output)
+    }
+
+    private mutating func finish(_ result: PartitionFold.Result, key: [UInt8]?, value: UnsafeRawBufferPointer,
+                                 source: RecordSource, now: UnixMillis, into output: inout OutputBatch)
+    {
+        if case let .rejected(reason, detail) = result {
+            deadLetter(reason, detail, key: key, value: value, source: source, at: now, into: &output)
+        }
+        emitEvents(now: now, into: &output)
+    }
+
+    private mutating func emitEvents(now: UnixMillis, into output: inout OutputBatch) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            output.events.append(key: event.userId) { EventEncoder.encode(event, actualCreatedAt: now, into: &$0) }
+            if event.type == .updatedTrip {
+                output.eta.append(key: event.userId) { EtaEncoder.encode(event, actualCreatedAt: now, into: &$0) }
+            }
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func deadLetter(_ reason: RejectionReason, _ detail: String, key: [UInt8]?,
+                                     value: UnsafeRawBufferPointer, source: RecordSource, at time: UnixMillis,
+                                     into output: inout OutputBatch)
+    {
+        counters.deadLetters[reason, default: 0] += 1
+        let letter = DeadLetter(reason: reason, detail: detail, topic: source.topic, partition: source.partition,
+                                offset: source.offset, key: key, value: Array(value), receivedAt: time)
+        output.deadLetters.append(keyBytes: key) { DeadLetterEncoder.encode(letter, into: &$0) }
+    }
+
+    /// Encodes the latest state of every user touched since the last call (the users topic) and
+    /// returns their timelines for the changelog.
+    public mutating func flushUsers(geofences: GeofenceTable, now: UnixMillis, into output: inout OutputBatch)
+        -> [UserTimeline]
+    {
+        let touched = fold.takeTouchedTimelines()
+        for timeline in touched {
+            let snapshot = timeline.current.snapshot(in: geofences)
+            output.users.append(key: snapshot.userId) {
+                UserStateEncoder.encode(snapshot, updatedAt: now, into: &$0)
+            }
+        }
+        return touched
+    }
+}

@@ -1,0 +1,23 @@
+/// Everything one batch of inputs produced, per output topic.
+public struct OutputBatch: Sendable {
+    public var events: RecordBuffer
+    public var eta: RecordBuffer
+    public var deadLetters: RecordBuffer
+    public var users: RecordBuffer
+
+    public init(newlineSeparated: Bool) {
+        events = RecordBuffer(newlineSeparated: newlineSeparated)
+        eta = RecordBuffer(newlineSeparated: newlineSeparated)
+        deadLetters = RecordBuffer(newlineSeparated: newlineSeparated)
+        users = RecordBuffer(newlineSeparated: newlineSeparated)
+    }
+
+    public var recordCount: Int { events.count + eta.count + deadLetters.count + users.count }
+
+    public mutating func removeAll() {
+        events.removeAll()
+        eta.removeAll()
+        deadLetters.removeAll()
+        users.removeAll()
+    }
+}

@@ -1,0 +1,162 @@
+import Domain
+import LZ4IO
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fold over files: geofences first, then trip commands and fixes merged in arrival order.
+///
+/// Each file's order is its arrival order. Commands are delivered before the first fix that is
+/// not older than them, as if both topics were consumed side by side. Processing time is the
+/// stream time, so two runs over the same files write byte-identical outputs.
+public enum ReplayJob {
+    public static let fixesTopic = "tripstream.locations"
+    public static let commandsTopic = "tripstream.trip-commands"
+    public static let geofencesTopic = "tripstream.geofences"
+
+    /// A command waiting for its turn: decoded, with its original bytes for a dead letter.
+    struct PendingCommand {
+        var command: TripCommand
+        var bytes: [UInt8]
+        var line: Int
+    }
+
+    /// - Parameter progress: called after each chunk of fixes with the fixes file's read progress.
+    public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
+        let started = monotonicSeconds()
+        try makeDirectory(options.outputDirectory)
+        let events = try FileWriter(path: options.outputDirectory + "/events.ndjson")
+        let eta = try FileWriter(path: options.outputDirectory + "/eta.ndjson")
+        let deadLetters = try FileWriter(path: options.outputDirectory + "/dead-letters.ndjson")
+        var processor = InputProcessor(settings: options.settings)
+        var output = OutputBatch(newlineSeparated: true)
+        var geofences = GeofenceTable()
+
+        func flush() throws {
+            try events.write(output.events.values)
+            try eta.write(output.eta.values)
+            try deadLetters.write(output.deadLetters.values)
+            output.removeAll()
+        }
+
+        // Geofences: the whole table before any fix, as the runtime reads it on start.
+        try forEachRecord(options.geofencesPath, topic: geofencesTopic, processor: &processor, output: &output) {
+            line, bytes, processor, output in
+            processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
+                                      geofences: &geofences, processingTime: nil, into: &output)
+        }
+        try flush()
+
+        var commands: [PendingCommand] = []
+        if let commandsPath = options.commandsPath {
+            try forEachRecord(commandsPath, topic: commandsTopic, processor: &processor, output: &output) {
+                line, bytes, processor, output in
+                let source = RecordSource(topic: commandsTopic, partition: 0, offset: Int64(line))
+                if let command = processor.decodeCommand(key: nil, value: bytes, source: source, processingTime: nil,
+                                                         into: &output)
+                {
+                    commands.append(PendingCommand(command: command, bytes: Array(bytes), line: line))
+                }
+            }
+        }
+        var nextCommand = 0
+        func deliverCommands(upTo time: UnixMillis, processor: inout InputProcessor, output: inout OutputBatch) {
+            while nextCommand < commands.count, commands[nextCommand].command.createdAt <= time {
+                let pending = commands[nextCommand]
+                pending.bytes.withUnsafeBytes { bytes in
+                    processor.process(pending.command, key: nil, value: bytes,
+                                      source: RecordSource(topic: commandsTopic, partition: 0, offset: Int64(pending.line)),
+                                      geofences: geofences, processingTime: nil, into: &output)
+                }
+                nextCommand += 1
+            }
+        }
+
+        let reader = try LineReader(path: options.fixesPath)
+        var batch = LineBatch()
+        while try reader.nextBatch(into: &batch) {
+            var skipped = batch.linesTooLong[...]
+            for line in batch {
+                while let long = skipped.first, long.lineNumber < line.number {
+                    rejectLong(long, topic: fixesTopic, processor: &processor, output: &output)
+                    skipped = skipped.dropFirst()
+                }
+                let source = RecordSource(topic: fixesTopic, partition: 0, offset: Int64(line.number))
+                guard let fix = processor.decodeFix(key: nil, value: line.bytes, source: source, processingTime: nil,
+                                                    into: &output)
+                else { continue }
+                deliverCommands(upTo: fix.createdAt, processor: &processor, output: &output)
+                processor.process(fix, key: nil, value: line.bytes, source: source, geofences: geofences,
+                                  processingTime: nil, into: &output)
+            }
+            for long in skipped { rejectLong(long, topic: fixesTopic, processor: &processor, output: &output) }
+            try flush()
+            progress(reader.progress)
+        }
+        deliverCommands(upTo: .max, processor: &processor, output: &output)
+        try flush()
+        try events.close()
+        try eta.close()
+        try deadLetters.close()
+
+        var summary = ReplaySummary()
+        summary.processor = processor.counters
+        summary.fold = processor.fold.counters
+        summary.geofences = geofences.count
+        summary.seconds = monotonicSeconds() - started
+        return summary
+    }
+
+    /// Reads every line of a small input file (geofences, commands) into `body`.
+    static func forEachRecord(
+        _ path: String, topic: String, processor: inout InputProcessor, output: inout OutputBatch,
+        _ body: (Int, UnsafeRawBufferPointer, inout InputProcessor, inout OutputBatch) -> Void
+    ) throws {
+        let reader = try LineReader(path: path)
+        var batch = LineBatch()
+        while try reader.nextBatch(into: &batch) {
+            var skipped = batch.linesTooLong[...]
+            for line in batch {
+                while let long = skipped.first, long.lineNumber < line.number {
+                    rejectLong(long, topic: topic, processor: &processor, output: &output)
+                    skipped = skipped.dropFirst()
+                }
+                body(line.number, line.bytes, &processor, &output)
+            }
+            for long in skipped { rejectLong(long, topic: topic, processor: &processor, output: &output) }
+        }
+    }
+
+    static func rejectLong(_ long: LineTooLong, topic: String, processor: inout InputProcessor,
+                           output: inout OutputBatch)
+    {
+        processor.rejectUnreadable(
+            .recordTooLarge, "line \(long.lineNumber) is \(long.byteCount) bytes, over the line limit",
+            source: RecordSource(topic: topic, partition: 0, offset: Int64(long.lineNumber)), processingTime: nil,
+            into: &output)
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ReplayError("\(path) exists and is not a directory") }
+            return
+        }
+        guard mkdir(path, 0o755) == 0 else {
+            throw ReplayError("cannot create output directory \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// A replay that cannot run, with a message naming the problem.
+public struct ReplayError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

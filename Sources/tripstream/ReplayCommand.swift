@@ -1,0 +1,58 @@
+import CommandLineKit
+import Domain
+import LZ4IO
+import Runtime
+
+/// `tripstream replay`: the fold over files, for analysts. No broker needed.
+enum ReplayCommand {
+    static let spec = CommandSpec(
+        name: "replay",
+        abstract: "Fold NDJSON files (plain or .lz4) into events, ETA updates and dead letters.",
+        discussion: """
+            Reads the geofences first, then trip commands and fixes in arrival order (each file's order is its \
+            arrival order; a command goes before the first fix not older than it). Writes DIR/events.ndjson, \
+            DIR/eta.ndjson and DIR/dead-letters.ndjson. Processing time is the stream time, so two runs over the \
+            same inputs write byte-identical files.
+            """,
+        options: [
+            .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4).",
+                   required: true),
+            .value("commands", short: "c", valueName: "file", help: "Trip commands, one per line (plain or LZ4)."),
+            .value("fixes", short: "f", valueName: "file", help: "Location fixes, one per line (plain or LZ4).",
+                   required: true),
+            .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing).",
+                   required: true),
+            .value("replay-horizon", valueName: "duration",
+                   help: "Fixes older than a user's newest by more than this are dead-lettered as too_late.",
+                   default: "6h"),
+            .value("history-limit", valueName: "count", help: "Inputs of replay history kept per user.",
+                   default: "8"),
+            .flag("quiet", short: "q", help: "Print no summary."),
+        ])
+
+    static func run(_ parsed: ParsedArguments) throws {
+        var settings = FoldSettings()
+        settings.replayHorizon = try parsed.duration("replay-horizon")
+        settings.historyLimit = try parsed.int("history-limit")
+        guard settings.historyLimit >= 2 else {
+            throw CommandFailure("--history-limit must be at least 2, got \(settings.historyLimit)")
+        }
+        let options = ReplayOptions(
+            geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
+            fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)
+        let summary: ReplaySummary
+        do {
+            summary = try ReplayJob.run(options) { progress in
+                if let fraction = progress.fraction { Terminal.progress(fraction, label: "replaying") }
+            }
+        } catch {
+            Terminal.endProgress()
+            throw CommandFailure("\(error)")
+        }
+        Terminal.endProgress()
+        if !(try parsed.bool("quiet")) {
+            for line in summary.lines { Terminal.output(line) }
+            Terminal.output("wrote           \(options.outputDirectory)/{events,eta,dead-letters}.ndjson")
+        }
+    }
+}
