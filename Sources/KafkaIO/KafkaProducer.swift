@@ -9,6 +9,9 @@ import CRdKafka
 /// Transactional use: ``initTransactions(timeout:)`` once, then per batch ``beginTransaction()``, produce,
 /// ``sendOffsetsToTransaction(_:groupMetadata:timeout:)``, ``commitTransaction(timeout:)`` (or
 /// ``abortTransaction(timeout:)`` after an error whose `isTxnRequiresAbort` is set).
+///
+/// - Important: `deinit` does not flush: records still queued are dropped with the instance. Call
+///   ``flush(timeout:)`` (or commit the transaction) first.
 public final class KafkaProducer {
     private let client: RDKafkaClient
     /// Kept alive here because librdkafka holds an unretained pointer to it.

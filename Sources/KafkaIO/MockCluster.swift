@@ -23,10 +23,12 @@ public final class MockCluster {
     ///
     /// - Parameters:
     ///   - brokerCount: Number of brokers. Default: 3.
-    ///   - configuration: Extra properties for the hosting client, e.g. `log_level`. Default: none.
+    ///   - configuration: Extra properties for the hosting client, e.g. `debug=mock`. Default: `log_level=4`.
     public init(brokerCount: Int = 3, configuration: KafkaConfiguration = KafkaConfiguration()) throws(KafkaError) {
-        // The hosting client never connects anywhere; only the mock uses it.
-        client = try RDKafkaClient(type: RD_KAFKA_PRODUCER, configuration: configuration)
+        // The hosting client never connects anywhere; only the mock uses it. log_level 4 (warnings) hides its
+        // harmless "no bootstrap.servers" notice.
+        client = try RDKafkaClient(
+            type: RD_KAFKA_PRODUCER, configuration: configuration.settingDefault("log_level", "4"))
         guard let cluster = rd_kafka_mock_cluster_new(client.handle, Int32(brokerCount)) else {
             throw KafkaError(code: .fatal, message: "rd_kafka_mock_cluster_new failed")
         }
