@@ -15,11 +15,6 @@ enum DemoCommand {
     static func run(_ parsed: ParsedArguments) throws { throw CommandFailure("demo: not built yet") }
 }
 
-enum SimulateCommand {
-    static let spec = CommandSpec(name: "simulate", abstract: "A fleet load generator.")
-    static func run(_ parsed: ParsedArguments) throws { throw CommandFailure("simulate: not built yet") }
-}
-
 enum BenchCommand {
     static let spec = CommandSpec(name: "bench", abstract: "Throughput of the fold, the codecs and the pipeline.")
     static func run(_ parsed: ParsedArguments) throws { throw CommandFailure("bench: not built yet") }

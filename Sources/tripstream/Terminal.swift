@@ -36,6 +36,12 @@ enum Terminal {
         write("\r\u{1b}[2K", to: STDERR_FILENO)
     }
 
+    static func sleep(seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        _ = nanosleep(&request, &remaining)
+    }
+
     static func monotonicSeconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -62,7 +62,7 @@ public struct UserTimeline: Sendable {
         if position == history.count, input.time >= lastTickTimer {
             let outcome = current.fold(input, context: context, events: &events)
             history.append(input)
-            compact()
+            compact(context: context)
             return .folded(outcome)
         }
         return .rewound(refold(inserting: input, at: position, context: context, events: &events))
@@ -104,12 +104,13 @@ public struct UserTimeline: Sendable {
             let result = state.fold(history[index], context: quiet, events: &newEvents)
             if index == position { outcome = result }
         }
+        if !useMiddle, middle != nil, middleIndex == history.count { middle = state }
         let fired = state.fireTimers(upTo: watermark, context: quiet, events: &newEvents)
         lastTickTimer = fired ?? .min
         current = state
 
         Self.publishDifferences(old: oldEvents, new: newEvents, into: &events)
-        compact()
+        compact(context: context)
         return outcome
     }
 
@@ -138,29 +139,36 @@ public struct UserTimeline: Sendable {
 
     // MARK: - Bounding history
 
-    /// Keeps between half and all of `historyLimit` inputs, moving checkpoints forward.
-    private mutating func compact() {
+    /// Keeps about `historyLimit` inputs: when `historyLimit / 2` inputs follow the middle
+    /// checkpoint, it becomes the base and the inputs before it are dropped. A long offline replay
+    /// inserted before the middle may grow history to twice the limit; beyond that the oldest
+    /// inputs are folded into the base.
+    private mutating func compact(context: FoldContext) {
         let limit = max(historyLimit, 2)
         let half = limit / 2
         // A checkpoint is only valid if no stream-time timer ran past the last input folded into it.
         let clean = history.isEmpty || lastTickTimer <= history[history.count - 1].time
-        if middle == nil {
-            if history.count >= half, clean {
-                middle = current
-                middleIndex = history.count
-            }
-            return
-        }
-        if history.count >= limit, let checkpoint = middle {
+        if let checkpoint = middle, middleIndex > 0, history.count - middleIndex >= half {
             base = checkpoint
             baseHasHistory = true
             history.removeFirst(middleIndex)
             middle = nil
             middleIndex = 0
-            if history.count >= half, clean {
-                middle = current
-                middleIndex = history.count
+        } else if history.count >= 2 * limit {
+            let drop = history.count - limit
+            var quiet = context
+            quiet.live = false
+            var discarded: [Event] = []  // published when these inputs were folded
+            for index in 0..<drop { _ = base.fold(history[index], context: quiet, events: &discarded) }
+            history.removeFirst(drop)
+            baseHasHistory = true
+            if middle != nil {
+                if middleIndex >= drop { middleIndex -= drop } else { middle = nil; middleIndex = 0 }
             }
+        }
+        if middle == nil, history.count >= half, clean {
+            middle = current
+            middleIndex = history.count
         }
     }
 

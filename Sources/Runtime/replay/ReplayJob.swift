@@ -137,7 +137,8 @@ public enum ReplayJob {
             into: &output)
     }
 
-    static func makeDirectory(_ path: String) throws {
+    /// Creates `path` unless it is already a directory.
+    public static func makeDirectory(_ path: String) throws {
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ReplayError("\(path) exists and is not a directory") }

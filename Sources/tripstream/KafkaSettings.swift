@@ -1,0 +1,17 @@
+import CommandLineKit
+import KafkaIO
+
+/// Client settings from `--brokers` and `--kafka-config` (a librdkafka properties file: SASL, TLS, ...).
+enum KafkaSettings {
+    static func configuration(_ parsed: ParsedArguments) throws -> KafkaConfiguration {
+        var configuration = KafkaConfiguration()
+        if let file = try parsed.optional("kafka-config", parsed.string) {
+            configuration = try KafkaConfiguration.load(propertiesFile: file)
+        }
+        if parsed.contains("brokers") { configuration["bootstrap.servers"] = try parsed.string("brokers") }
+        guard configuration["bootstrap.servers"] != nil else {
+            throw CommandFailure("no brokers: give --brokers HOST:PORT or bootstrap.servers in --kafka-config")
+        }
+        return configuration
+    }
+}

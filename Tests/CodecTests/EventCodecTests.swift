@@ -1,0 +1,157 @@
+import Codec
+import Domain
+import Foundation
+import Testing
+
+/// Compares everything the JSON carries (geofences by their fields: `Event ==` compares them by identity).
+func expectSameEvent(_ a: Event, _ b: Event, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(a.id == b.id && a.type == b.type && a.userId == b.userId && a.createdAt == b.createdAt, sourceLocation: sourceLocation)
+    #expect(a.live == b.live && a.revision == b.revision && a.location == b.location, sourceLocation: sourceLocation)
+    #expect(a.locationAccuracy.bitPattern == b.locationAccuracy.bitPattern, sourceLocation: sourceLocation)
+    #expect(a.deviceId == b.deviceId && a.userMetadata == b.userMetadata, sourceLocation: sourceLocation)
+    #expect(a.durationSeconds == b.durationSeconds && a.trip == b.trip, sourceLocation: sourceLocation)
+    #expect((a.geofence == nil) == (b.geofence == nil), sourceLocation: sourceLocation)
+    if let g = a.geofence, let h = b.geofence {
+        #expect(g.tag == h.tag && g.externalId == h.externalId && g.description == h.description, sourceLocation: sourceLocation)
+        #expect(g.metadata == h.metadata && g.enabled == h.enabled && g.dwellThreshold == h.dwellThreshold, sourceLocation: sourceLocation)
+        if case .circle = g.shape { #expect(g.shape == h.shape, sourceLocation: sourceLocation) }
+    }
+}
+
+@Suite("Event codec")
+struct EventCodecTests {
+    @Test func everyEventRoundTrips() throws {
+        for event in Fixtures.allEvents {
+            var bytes: [UInt8] = []
+            EventEncoder.encode(event, actualCreatedAt: Fixtures.processedAt, into: &bytes)
+            let decoded = try EventDecoder.decode(bytes)
+            expectSameEvent(event, decoded.event)
+            #expect(decoded.actualCreatedAt == Fixtures.processedAt)
+            // Re-encoding gives the same bytes.
+            var again: [UInt8] = []
+            EventEncoder.encode(decoded.event, actualCreatedAt: Fixtures.processedAt, into: &again)
+            #expect(again == bytes, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    @Test func alwaysWritesIdAndActualCreatedAtAndNeverNull() throws {
+        for event in Fixtures.allEvents {
+            let text = EventEncoder.string(event, actualCreatedAt: Fixtures.processedAt)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let id = try #require(object["_id"] as? String)
+            #expect(id.count == 24 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+            #expect(object["actualCreatedAt"] as? String == "2026-05-12T14:30:01.234Z")
+            #expect(!text.contains("null"))
+        }
+    }
+
+    @Test func exactBytesOfAnExitedGeofence() {
+        let text = EventEncoder.string(Fixtures.allEvents[1], actualCreatedAt: Fixtures.processedAt)
+        #expect(
+            text
+                == #"{"_id":"0123456789abcdef00000002","type":"user.exited_geofence","createdAt":"2026-05-12T14:30:02.000Z","#
+                + #""actualCreatedAt":"2026-05-12T14:30:01.234Z","live":true,"#
+                + #""location":{"type":"Point","coordinates":[-73.9911,40.7342]},"locationAccuracy":5,"#
+                + #""user":{"userId":"pro_user_456","deviceId":"device-1","metadata":{"companyId":"company_abc123","name":"John Doe"}},"#
+                + #""geofence":{"tag":"shift","externalId":"shift_12345","description":"123 Main St - Water Heater Repair","#
+                + #""type":"circle","geometryCenter":{"type":"Point","coordinates":[-73.9911,40.7342]},"geometryRadius":100,"#
+                + #""metadata":{"shiftId":"shift_12345","customerId":"customer_abc"},"dwellThreshold":15},"duration":105}"#)
+    }
+
+    @Test func exactBytesOfACompletedTrip() {
+        let text = EventEncoder.string(Fixtures.allEvents[9], actualCreatedAt: Fixtures.processedAt)
+        #expect(
+            text.hasSuffix(
+                #""trip":{"externalId":"trip_shift_12345","status":"completed","mode":"car","destinationGeofenceTag":"shift","#
+                    + #""destinationGeofenceExternalId":"shift_12345","destinationRadius":100,"approachingThreshold":5,"#
+                    + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#
+                    + #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#
+                    + #""eta":{"duration":0,"distance":0},"summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#),
+            "\(text)")
+    }
+
+    @Test func revisionFlags() {
+        #expect(EventEncoder.string(Fixtures.allEvents[11], actualCreatedAt: 0).contains(#""live":true,"corrected":true,"#))
+        #expect(EventEncoder.string(Fixtures.allEvents[14], actualCreatedAt: 0).contains(#""live":true,"retracted":true,"#))
+        #expect(EventEncoder.string(Fixtures.allEvents[6], actualCreatedAt: 0).contains(#""live":false,"location""#))
+    }
+
+    @Test func appendsToTheCallersBuffer() {
+        var buffer: [UInt8] = Array("x\n".utf8)
+        EventEncoder.encode(Fixtures.allEvents[0], actualCreatedAt: 0, into: &buffer)
+        #expect(buffer.starts(with: Array("x\n{\"_id\"".utf8)) && buffer.last == UInt8(ascii: "}"))
+    }
+
+    @Test func decodesRadarsExamplePayloads() throws {
+        for name in ["radar-entered-geofence.json", "radar-exited-geofence.json"] {
+            let bytes = try Array(Data(contentsOf: PackagePaths.schemas.appendingPathComponent("examples/\(name)")))
+            let decoded = try EventDecoder.decode(bytes).event
+            #expect(decoded.userId == "pro_user_456" && decoded.geofence?.tag == "shift")
+            #expect(decoded.location == Coordinate(latitudeE7: 407_342_000, longitudeE7: -739_911_000))
+            #expect(decoded.userMetadata?.text.contains("company_abc123") == true)
+        }
+    }
+}
+
+@Suite("ETA, user state and dead-letter records")
+struct OtherRecordTests {
+    @Test func etaRecord() {
+        var bytes: [UInt8] = []
+        #expect(EtaEncoder.encode(Fixtures.allEvents[13], actualCreatedAt: Fixtures.processedAt, into: &bytes))
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"_id":"0123456789abcdef0000000e","userId":"pro_user_456","externalId":"trip_shift_12345","#
+                + #""status":"started","createdAt":"2026-05-12T14:30:14.000Z","actualCreatedAt":"2026-05-12T14:30:01.234Z","#
+                + #""live":true,"location":{"type":"Point","coordinates":[-73.9911,40.7342]},"eta":{"duration":19.5,"distance":9000},"#
+                + #""destinationGeofenceTag":"shift","destinationGeofenceExternalId":"shift_12345","#
+                + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","delayed":true}"#)
+        var none: [UInt8] = []
+        #expect(!EtaEncoder.encode(Fixtures.allEvents[0], actualCreatedAt: 0, into: &none) && none.isEmpty)
+    }
+
+    @Test func userState() throws {
+        let snapshot = UserSnapshot(
+            userId: "u1", deviceId: "d", metadata: Fixtures.userMetadata, lastFixAt: Fixtures.t0,
+            location: Coordinate(latitudeE7: 1, longitudeE7: -1), locationAccuracy: 12.5, speed: 3.25,
+            trip: Fixtures.allEvents[5].trip,
+            geofences: [
+                UserSnapshot.Presence(geofence: Fixtures.shift, enteredAt: Fixtures.t0 - 60_000),
+                UserSnapshot.Presence(geofence: Fixtures.yard, enteredAt: Fixtures.t0 - 120_000),
+            ])
+        var bytes: [UInt8] = []
+        UserStateEncoder.encode(snapshot, updatedAt: Fixtures.processedAt, into: &bytes)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["userId"] as? String == "u1" && object["speed"] as? Double == 3.25)
+        #expect((object["geofences"] as? [[String: Any]])?[1]["externalId"] as? String == "north \"yard\"")
+        var empty: [UInt8] = []
+        UserStateEncoder.encode(
+            UserSnapshot(
+                userId: "u2", deviceId: nil, metadata: nil, lastFixAt: nil, location: nil, locationAccuracy: .nan,
+                speed: .nan, trip: nil, geofences: []), updatedAt: 0, into: &empty)
+        #expect(String(decoding: empty, as: UTF8.self) == #"{"userId":"u2","updatedAt":"1970-01-01T00:00:00.000Z","geofences":[]}"#)
+    }
+
+    @Test func deadLettersKeepTheOriginalBytes() throws {
+        let cases: [([UInt8]?, [UInt8]?)] = [
+            (Array("20000380".utf8), Array(#"{"userId":"u","bad":"\u0000 é"}"#.utf8)),
+            (nil, [0xFF, 0x00, 0x22, 0x5C, 0x0A]),
+            ([0xC3], nil),
+            (Array("k\u{0}\n\"".utf8), Array("plain text with \t tab".utf8)),
+        ]
+        for (key, value) in cases {
+            let letter = DeadLetter(
+                reason: .invalidJSON, detail: "invalid JSON at byte 3: \"x\"", topic: "tripstream.locations",
+                partition: 3, offset: 1234, key: key, value: value, receivedAt: Fixtures.processedAt)
+            var bytes: [UInt8] = []
+            DeadLetterEncoder.encode(letter, into: &bytes)
+            #expect(try DeadLetterDecoder.decode(bytes) == letter)
+            // Independent check with Foundation: the text field holds the exact original string.
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            if let value, let text = String(validating: value, as: UTF8.self) {
+                #expect(object["value"] as? String == text)
+            } else if let value {
+                #expect(object["valueBase64"] as? String == Data(value).base64EncodedString())
+            }
+        }
+    }
+}
