@@ -15,7 +15,3 @@ enum DemoCommand {
     static func run(_ parsed: ParsedArguments) throws { throw CommandFailure("demo: not built yet") }
 }
 
-enum BenchCommand {
-    static let spec = CommandSpec(name: "bench", abstract: "Throughput of the fold, the codecs and the pipeline.")
-    static func run(_ parsed: ParsedArguments) throws { throw CommandFailure("bench: not built yet") }
-}

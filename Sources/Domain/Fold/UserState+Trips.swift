@@ -87,34 +87,34 @@ extension UserState {
         at position: Coordinate, accuracy: Double, time: UnixMillis, relocated: Bool, context: FoldContext,
         events: inout [Event]
     ) {
-        guard var progress = trip, progress.snapshot.status.isActive else { return }
-        if relocated || progress.mileageAnchor == nil {
-            progress.mileageAnchor = position  // a confirmed jump is not driven distance
-        } else if let anchor = progress.mileageAnchor {
+        guard let wasStatus = trip?.snapshot.status, wasStatus.isActive else { return }
+        // Mutate in place through `trip!`: a local copy would share the checkpoint array and make
+        // every append copy it.
+        if relocated || trip!.mileageAnchor == nil {
+            trip!.mileageAnchor = position  // a confirmed jump is not driven distance
+        } else if let anchor = trip!.mileageAnchor {
             let step = Geodesy.distance(anchor, position)
             if step >= context.settings.mileageMinimumStep {
-                progress.distance += step
-                progress.mileageAnchor = position
+                trip!.distance += step
+                trip!.mileageAnchor = position
             }
         }
-        trip = progress
-        let wasStatus = progress.snapshot.status
         let arrivedNow = refreshTrip(at: time, accuracy: accuracy, context: context)
-        guard let current = trip else { return }
+        guard trip != nil else { return }
 
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
         if arrivedNow {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
             return
         }
-        if wasStatus == .started, current.snapshot.status == .started, let eta = current.snapshot.eta,
-            Int64(eta.durationSeconds) <= Int64(current.snapshot.plan.approachingThreshold) * 60
+        if wasStatus == .started, trip!.snapshot.status == .started, let eta = trip!.snapshot.eta,
+            Int64(eta.durationSeconds) <= Int64(trip!.snapshot.plan.approachingThreshold) * 60
         {
-            trip?.snapshot.status = .approaching
+            trip!.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
-        if let scheduled = current.snapshot.plan.scheduledArrivalAt, current.snapshot.delayMinutes == nil,
-            current.snapshot.status != .arrived, let eta = current.snapshot.eta
+        if let scheduled = trip!.snapshot.plan.scheduledArrivalAt, trip!.snapshot.delayMinutes == nil,
+            trip!.snapshot.status != .arrived, let eta = trip!.snapshot.eta
         {
             let late = time + Int64(eta.durationSeconds) * 1000 - scheduled
             if late > 0 {
@@ -128,9 +128,12 @@ extension UserState {
     /// - Returns: whether the trip arrived just now.
     @discardableResult
     mutating func refreshTrip(at time: UnixMillis, accuracy: Double, context: FoldContext) -> Bool {
-        guard var progress = trip, let location, progress.snapshot.status.isActive,
-            let destination = Self.destinationDistance(of: progress.snapshot.plan, from: location, in: context.geofences)
+        guard let location, let plan = trip?.snapshot.plan, trip!.snapshot.status.isActive,
+            let destination = Self.destinationDistance(of: plan, from: location, in: context.geofences)
         else { return false }
+        // Taken out and put back, so the checkpoint array is uniquely referenced while it grows.
+        var progress = trip.take()!
+        defer { trip = progress }
         let settings = context.settings
         var arrivedNow = false
         if accuracy.isFinite {
@@ -168,7 +171,6 @@ extension UserState {
             progress.snapshot.eta = eta
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }
-        trip = progress
         return arrivedNow
     }
 

@@ -1,0 +1,61 @@
+import CommandLineKit
+import Domain
+import Runtime
+import Simulation
+
+/// `tripstream bench`: throughput of the codecs, the fold and the whole replay path on a
+/// generated fleet, next to Foundation's JSONDecoder decoding the same fixes, in one run.
+enum BenchCommand {
+    static let spec = CommandSpec(
+        name: "bench",
+        abstract: "Throughput of decode, fold, encode and the whole replay path, with a JSONDecoder baseline.",
+        discussion: """
+            Generates a fleet in memory (by default 100,000 users, 10,000 geofences, a third of users on trips, \
+            offline gaps replayed late, duplicates), then times each stage --runs times after one warm-up and \
+            reports medians, and the ratio of the whole replay path to JSONDecoder measured in the same run. \
+            Also reports the heap bytes per tracked user once every user is folded. Build with -c release.
+            """,
+        options: [
+            .value("users", short: "u", valueName: "count", help: "Users in the fleet.", default: "100000"),
+            .value("geofences", valueName: "count", help: "Geofences.", default: "10000"),
+            .value("fixes-per-user", valueName: "count", help: "Fixes per user (one every 5 s).", default: "20"),
+            .value("runs", valueName: "count", help: "Timed runs per stage (after one warm-up).", default: "5"),
+            .value("baseline-fixes", valueName: "count", help: "Fixes decoded by JSONDecoder per run.",
+                   default: "300000"),
+            .value("work-dir", valueName: "dir", help: "Where the replay stage writes its files.",
+                   default: "/tmp/tripstream-bench"),
+            .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
+        ])
+
+    static func run(_ parsed: ParsedArguments) throws {
+        #if DEBUG
+        Terminal.error("warning: debug build; measure with `swift build -c release`")
+        #endif
+        var settings = SimulationSettings()
+        settings.users = try parsed.int("users")
+        settings.geofences = try parsed.int("geofences")
+        settings.duration = Int64(try parsed.int("fixes-per-user") - 1) * settings.fixInterval
+        settings.offlineChance = 0.002
+        settings.duplicateChance = 0.002
+        let runs = max(try parsed.int("runs"), 1)
+        let workload = BenchWorkload.generate(settings)
+        Terminal.output("workload        \(settings.users) users, \(settings.geofences) geofences, \(workload.fixLines.count) fixes, \(workload.commandLines.count) trip commands (\(workload.fixBytes / 1_000_000) MB of fixes)")
+
+        let stages = BenchStages(workload: workload, workDirectory: try parsed.string("work-dir"),
+                                 baselineFixes: try parsed.int("baseline-fixes"))
+        var results: [(String, BenchResult)] = []
+        for stage in stages.all {
+            let result = try BenchResult.measure(runs: runs, stage.run)
+            results.append((stage.name, result))
+            Terminal.output("\(stage.name.padded(16))\(result.summary(unit: stage.unit))")
+        }
+        let baseline = results.first { $0.0 == "jsondecoder" }!.1.medianRate
+        let whole = results.first { $0.0 == "replay path" }!.1.medianRate
+        Terminal.output("ratio           replay path / JSONDecoder = \(String(format1: whole / baseline))× (median of \(runs) runs each)")
+        let memory = stages.memoryPerUser()
+        Terminal.output("memory          \(memory.bytesPerUser) bytes per tracked user (\(memory.users) users, heap in use after folding every fix)")
+        if try parsed.bool("pipeline") {
+            try PipelineBench.run(parsed: parsed, workload: workload)
+        }
+    }
+}

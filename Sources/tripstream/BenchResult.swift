@@ -1,0 +1,51 @@
+/// Timings of one benchmark stage: one warm-up, then `runs` timed runs.
+struct BenchResult {
+    var seconds: [Double]
+    var items: Int
+
+    static func measure(runs: Int, _ body: () throws -> Int) rethrows -> BenchResult {
+        _ = try body()  // warm-up: caches, allocator, page faults
+        var seconds: [Double] = []
+        var items = 0
+        for _ in 0..<runs {
+            let start = Terminal.monotonicSeconds()
+            items = try body()
+            seconds.append(Terminal.monotonicSeconds() - start)
+        }
+        return BenchResult(seconds: seconds, items: items)
+    }
+
+    var median: Double {
+        let sorted = seconds.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    var medianRate: Double { Double(items) / median }
+
+    func summary(unit: String) -> String {
+        let rates = seconds.map { Double(items) / $0 }.sorted()
+        return "\(Int(medianRate).grouped) \(unit)/s median (min \(Int(rates.first!).grouped), max \(Int(rates.last!).grouped); \(items.grouped) \(unit) per run)"
+    }
+}
+
+extension Int {
+    /// 1234567 → "1,234,567".
+    var grouped: String {
+        let digits = String(Swift.abs(self))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return self < 0 ? "-" + out : out
+    }
+}
+
+extension String {
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(Swift.abs(tenths % 10))"
+    }
+
+    func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

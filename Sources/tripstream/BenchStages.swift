@@ -1,0 +1,163 @@
+import Codec
+import Domain
+import Foundation
+import LZ4IO
+import Runtime
+
+/// The stages `tripstream bench` times, each returning how many items it processed.
+struct BenchStages {
+    struct Stage {
+        var name: String
+        var unit: String
+        var run: () throws -> Int
+    }
+
+    /// The baseline: what a service built on Foundation's Codable would do with each fix.
+    struct FixDTO: Decodable {
+        var userId: String
+        var createdAt: String
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double?
+        var speed: Double?
+        var deviceId: String?
+        var replayed: Bool?
+    }
+
+    let workload: BenchWorkload
+    let workDirectory: String
+    let baselineFixes: Int
+    let table: GeofenceTable
+    let fixes: [Fix]
+    let commands: [TripCommand]
+
+    init(workload: BenchWorkload, workDirectory: String, baselineFixes: Int) {
+        self.workload = workload
+        self.workDirectory = workDirectory
+        self.baselineFixes = baselineFixes
+        table = GeofenceTable(workload.geofences)
+        fixes = workload.fixLines.map { try! FixDecoder.decode($0) }
+        commands = workload.commandLines.map { try! TripCommandDecoder.decode($0) }
+    }
+
+    var all: [Stage] {
+        [
+            Stage(name: "jsondecoder", unit: "fixes", run: jsonDecoderBaseline),
+            Stage(name: "decode", unit: "fixes", run: decode),
+            Stage(name: "fold", unit: "fixes", run: { fold().fixes }),
+            Stage(name: "encode", unit: "events", run: encode),
+            Stage(name: "replay path", unit: "fixes", run: replayPath),
+        ]
+    }
+
+    func jsonDecoderBaseline() throws -> Int {
+        let decoder = JSONDecoder()
+        let count = min(baselineFixes, workload.fixLines.count)
+        var checksum = 0.0
+        for line in workload.fixLines.prefix(count) {
+            checksum += try decoder.decode(FixDTO.self, from: Data(line)).latitude
+        }
+        precondition(checksum != 0)
+        return count
+    }
+
+    func decode() throws -> Int {
+        var checksum: Int64 = 0
+        for line in workload.fixLines { checksum &+= try FixDecoder.decode(line).createdAt }
+        precondition(checksum != 0)
+        return workload.fixLines.count
+    }
+
+    /// Folds every input in arrival order; returns the fold and the events it produced.
+    func fold(keepEvents: Bool = false) -> (fixes: Int, events: [Event], fold: PartitionFold) {
+        var fold = PartitionFold(settings: FoldSettings())
+        var events: [Event] = []
+        var kept: [Event] = []
+        var nextCommand = 0
+        for (index, fix) in fixes.enumerated() {
+            while nextCommand < commands.count, workload.commandPositions[nextCommand] <= index {
+                let command = commands[nextCommand]
+                _ = fold.process(command, geofences: table, processingTime: max(fold.streamTime, command.createdAt),
+                                 events: &events)
+                nextCommand += 1
+            }
+            _ = fold.process(fix, geofences: table, processingTime: max(fold.streamTime, fix.createdAt), events: &events)
+            if keepEvents { kept.append(contentsOf: events) }
+            events.removeAll(keepingCapacity: true)
+        }
+        return (fixes.count, kept, fold)
+    }
+
+    func encode() -> Int {
+        let events = encodeInput
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        for event in events {
+            EventEncoder.encode(event, actualCreatedAt: event.createdAt, into: &buffer)
+            if event.type == .updatedTrip { EtaEncoder.encode(event, actualCreatedAt: event.createdAt, into: &buffer) }
+            if buffer.count > 1 << 20 { buffer.removeAll(keepingCapacity: true) }
+        }
+        return events.count
+    }
+
+    private var encodeInput: [Event] { Self.cachedEvents(self) }
+
+    nonisolated(unsafe) private static var eventsCache: [Event]?
+    private static func cachedEvents(_ stages: BenchStages) -> [Event] {
+        if let cached = eventsCache { return cached }
+        let events = stages.fold(keepEvents: true).events
+        eventsCache = events
+        return events
+    }
+
+    func replayPath() throws -> Int {
+        let paths = try writeInputs()
+        let summary = try ReplayJob.run(ReplayOptions(
+            geofencesPath: paths.geofences, commandsPath: paths.commands, fixesPath: paths.fixes,
+            outputDirectory: workDirectory + "/out", settings: FoldSettings()))
+        return summary.fold.fixes
+    }
+
+    /// Writes the workload as files once (the replay stage reads them every run).
+    func writeInputs() throws -> (geofences: String, commands: String, fixes: String) {
+        let paths = (workDirectory + "/geofences.ndjson", workDirectory + "/commands.ndjson",
+                     workDirectory + "/fixes.ndjson")
+        if Self.inputsWritten { return paths }
+        try ReplayJob.makeDirectory(workDirectory)
+        for (path, lines) in [(paths.0, workload.geofenceLines), (paths.1, workload.commandLines),
+                              (paths.2, workload.fixLines)]
+        {
+            let writer = try FileWriter(path: path)
+            for line in lines {
+                try writer.write(line)
+                try writer.write(byte: UInt8(ascii: "\n"))
+            }
+            try writer.close()
+        }
+        Self.inputsWritten = true
+        return paths
+    }
+
+    nonisolated(unsafe) private static var inputsWritten = false
+
+    /// Resident bytes per user once every fix of the workload is folded (growth of the process's
+    /// resident set while folding, events discarded as they come).
+    func memoryPerUser() -> (bytesPerUser: Int, users: Int) {
+        let before = Self.residentBytes()
+        let result = fold()
+        let after = Self.residentBytes()
+        let users = result.fold.userCount
+        withExtendedLifetime(result.fold) {}
+        return ((Int(after) - Int(before)) / max(users, 1), users)
+    }
+}
+
+extension BenchStages {
+    /// Resident set size from /proc/self/statm.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
