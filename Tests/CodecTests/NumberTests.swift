@@ -45,7 +45,7 @@ struct NumberTests {
     }
 
     @Test func agreesWithDoubleRoundingForSevenDecimals() throws {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SplitMix(state: 7)
         for _ in 0..<20_000 {
             let value = Int64.random(in: -1_800_000_000...1_800_000_000, using: &rng)
             let text = "\(value < 0 ? "-" : "")\(value.magnitude / 10_000_000).\(String(value.magnitude % 10_000_000).leftPad(7))"

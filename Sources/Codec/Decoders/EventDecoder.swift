@@ -6,9 +6,10 @@ import Domain
 /// Round trip: every field `EventEncoder` writes comes back exactly (minutes with two decimals
 /// map back to the same whole seconds). What the JSON cannot carry:
 /// - `geofence`: a fresh `Geofence` (events compare geofences by identity, so compare fields).
-///   Its shape is a circle with `geometryCenter`/`geometryRadius` when the event has them; a
-///   polygon geofence (whose rings events do not repeat) comes back as a circle of radius 0 at
-///   `geometryCenter`, or at (0, 0).
+///   A circle comes back from `geometryCenter`/`geometryRadius`. A polygon's rings are not in
+///   events: it comes back as `.polygon(rings: [])` (an empty polygon: contains nothing, but
+///   re-encodes to the same bytes). A geofence without `type`/`geometryCenter` (Radar's payloads)
+///   comes back as a circle of radius 0 at (0, 0).
 /// Defaults for fields Radar's payloads omit: `_id` all zero, `live` true, `trip.mode` car,
 /// `trip.approachingThreshold` 0, `trip.destinationRadius` 0, `trip.startedAt` the event's `createdAt`.
 public enum EventDecoder {
@@ -199,8 +200,10 @@ public enum EventDecoder {
             JSONReader.note(.missing(tag == nil ? "geofence.tag" : "geofence.externalId"), &issue)
             return nil
         }
-        let shape = GeofenceShape.circle(
-            center: center ?? Coordinate(latitudeE7: 0, longitudeE7: 0), radius: isCircle ? radius ?? 0 : 0)
+        let shape: GeofenceShape =
+            isCircle
+            ? .circle(center: center ?? Coordinate(latitudeE7: 0, longitudeE7: 0), radius: radius ?? 0)
+            : .polygon(rings: [])
         return Geofence(
             tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
             enabled: enabled, dwellThreshold: dwell)
