@@ -46,8 +46,8 @@ import Testing
         let table = GeofenceTable(fences)
         #expect(table.count == 10_000)
         var found: [String] = []
-        table.forEachCandidate(at: World.offset(World.center, north: 300 * 7, east: 300 * 42)) {
-            found.append($0.externalId)
+        table.forEachCandidate(at: World.offset(World.center, north: 300 * 7, east: 300 * 42)) { geofence, _ in
+            found.append(geofence.externalId)
         }
         #expect(found == ["g742"])
     }
@@ -56,7 +56,7 @@ import Testing
         var table = GeofenceTable([World.circle("s", "a")])
         table.upsert(World.circle("s", "a", at: World.offset(World.center, north: 5_000, east: 0)))
         var hits = 0
-        table.forEachCandidate(at: World.center) { _ in hits += 1 }
+        table.forEachCandidate(at: World.center) { _, _ in hits += 1 }
         #expect(hits == 0)
         #expect(table.count == 1)
         table.remove(GeofenceID(tag: "s", externalId: "a"))

@@ -7,7 +7,9 @@ extension UserState {
         var index = 0
         while index < presences.count {
             let presence = presences[index]
-            guard let geofence = context.geofences.geofence(presence.geofenceID), geofence.enabled else {
+            guard let geofence = context.geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID),
+                geofence.enabled
+            else {
                 presences.remove(at: index)  // deleted or disabled: the visit ends without an event
                 continue
             }
@@ -29,23 +31,23 @@ extension UserState {
             index += 1
         }
 
-        var entered: [Geofence] = []
+        var entered: [(geofence: Geofence, slot: Int32)] = []
         let presences = self.presences
-        context.geofences.forEachCandidate(at: position) { geofence in
+        context.geofences.forEachCandidate(at: position) { geofence, slot in
             guard geofence.enabled, !presences.contains(where: { $0.geofenceID == geofence.id }) else { return }
             let distance = geofence.geometry.signedDistance(to: position)
             if Self.entersArea(
                 signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
                 settings: settings)
             {
-                entered.append(geofence)
+                entered.append((geofence, slot))
             }
         }
         guard !entered.isEmpty else { return }
-        entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
-        for geofence in entered {
+        entered.sort { $0.geofence.id < $1.geofence.id }  // the index's order depends on upsert history; ids do not
+        for (geofence, slot) in entered {
             visitCount &+= 1
-            let presence = Presence(geofenceID: geofence.id, enteredAt: time, visitOrdinal: visitCount)
+            let presence = Presence(geofenceID: geofence.id, enteredAt: time, visitOrdinal: visitCount, slotHint: slot)
             let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
             self.presences.insert(presence, at: slot)
             var event = makeEvent(.enteredGeofence, at: time, context: context) {
@@ -61,7 +63,7 @@ extension UserState {
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due: UnixMillis?
         for presence in presences where !presence.dwelled {
-            if let geofence = geofences.geofence(presence.geofenceID), geofence.enabled,
+            if let geofence = geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID), geofence.enabled,
                 let threshold = geofence.dwellThreshold
             {
                 let at = presence.enteredAt + UnixMillis(threshold) * UnixMillis.millisPerMinute
@@ -83,7 +85,8 @@ extension UserState {
         var lastFired: UnixMillis?
         while let due = nextTimerDue(geofences: context.geofences, settings: context.settings), due <= time {
             if let index = presences.firstIndex(where: { presence in
-                guard !presence.dwelled, let geofence = context.geofences.geofence(presence.geofenceID),
+                guard !presence.dwelled,
+                    let geofence = context.geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID),
                     geofence.enabled, let threshold = geofence.dwellThreshold
                 else { return false }
                 return presence.enteredAt + UnixMillis(threshold) * UnixMillis.millisPerMinute == due
@@ -94,7 +97,7 @@ extension UserState {
                     $0.combine(presence.geofenceID.rawValue)
                     $0.combine(UInt64(presence.visitOrdinal))
                 }
-                event.geofence = context.geofences.geofence(presence.geofenceID)
+                event.geofence = context.geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID)
                 events.append(event)
             } else {
                 stopTrip(as: .expired, at: due, context: context, events: &events)

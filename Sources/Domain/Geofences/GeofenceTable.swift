@@ -1,12 +1,29 @@
 /// All geofences, keyed by `tag/externalId`, behind a spatial index. The global table every
 /// partition's fold reads; upserts and deletes come from the compacted geofence topic.
+///
+/// A value with copy-on-write storage: the fold passes it around freely (one reference), and a
+/// table being updated from the geofence topic never changes what an in-flight fold sees.
 public struct GeofenceTable: Sendable {
-    private var slots: [Geofence?] = []
-    private var slotByID: [GeofenceID: Int32] = [:]
-    private var freeSlots: [Int32] = []
-    private var grid = SpatialGrid()
-    /// Bumped on every change, so that caches of lookups can tell they are stale.
-    public private(set) var version: UInt64 = 0
+    final class Storage: @unchecked Sendable {
+        // Safe: mutated only through `GeofenceTable`'s mutating methods after a uniqueness check.
+        var slots: [Geofence?] = []
+        var slotByID = IntegerMap(capacity: 1024)
+        var freeSlots: [Int32] = []
+        var grid = SpatialGrid()
+        var version: UInt64 = 0
+
+        init() {}
+
+        init(copying other: Storage) {
+            slots = other.slots
+            slotByID = other.slotByID
+            freeSlots = other.freeSlots
+            grid = other.grid
+            version = other.version
+        }
+    }
+
+    private var storage = Storage()
 
     public init() {}
 
@@ -15,56 +32,82 @@ public struct GeofenceTable: Sendable {
         for geofence in geofences { upsert(geofence) }
     }
 
-    public var count: Int { slotByID.count }
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+        return storage
+    }
+
+    /// Bumped on every change, so that caches of lookups can tell they are stale.
+    public var version: UInt64 { storage.version }
+
+    public var count: Int { storage.slotByID.count }
 
     public func geofence(_ id: GeofenceID) -> Geofence? {
-        guard let slot = slotByID[id] else { return nil }
-        return slots[Int(slot)]
+        guard let slot = storage.slotByID[id.rawValue] else { return nil }
+        return storage.slots[Int(slot)]
     }
 
     public func geofence(tag: String, externalId: String) -> Geofence? {
         geofence(GeofenceID(tag: tag, externalId: externalId))
     }
 
+    /// The slot of a geofence: a direct index valid until the geofence is deleted.
+    public func slot(of id: GeofenceID) -> Int32? { storage.slotByID[id.rawValue] }
+
+    /// The geofence in `slot`, if it is still the one with `id` (slots are reused after deletes).
+    @inline(__always)
+    public func geofence(inSlot slot: Int32, id: GeofenceID) -> Geofence? {
+        let slots = storage.slots
+        guard slot >= 0, Int(slot) < slots.count, let geofence = slots[Int(slot)], geofence.id == id else {
+            return geofence(id)
+        }
+        return geofence
+    }
+
     public mutating func upsert(_ geofence: Geofence) {
-        version &+= 1
-        if let slot = slotByID[geofence.id], let old = slots[Int(slot)] {
-            grid.remove(slot: slot, box: old.geometry.boundingBox)
-            slots[Int(slot)] = geofence
-            grid.insert(slot: slot, box: geofence.geometry.boundingBox)
+        let storage = uniqueStorage()
+        storage.version &+= 1
+        if let slot = storage.slotByID[geofence.id.rawValue], let old = storage.slots[Int(slot)] {
+            storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
+            storage.slots[Int(slot)] = geofence
+            storage.grid.insert(slot: slot, box: geofence.geometry.boundingBox)
             return
         }
         let slot: Int32
-        if let free = freeSlots.popLast() {
+        if let free = storage.freeSlots.popLast() {
             slot = free
-            slots[Int(slot)] = geofence
+            storage.slots[Int(slot)] = geofence
         } else {
-            slot = Int32(slots.count)
-            slots.append(geofence)
+            slot = Int32(storage.slots.count)
+            storage.slots.append(geofence)
         }
-        slotByID[geofence.id] = slot
-        grid.insert(slot: slot, box: geofence.geometry.boundingBox)
+        storage.slotByID[geofence.id.rawValue] = slot
+        storage.grid.insert(slot: slot, box: geofence.geometry.boundingBox)
     }
 
     @discardableResult
     public mutating func remove(_ id: GeofenceID) -> Geofence? {
-        guard let slot = slotByID.removeValue(forKey: id), let old = slots[Int(slot)] else { return nil }
-        version &+= 1
-        grid.remove(slot: slot, box: old.geometry.boundingBox)
-        slots[Int(slot)] = nil
-        freeSlots.append(slot)
+        guard let slot = storage.slotByID[id.rawValue], let old = storage.slots[Int(slot)] else { return nil }
+        let storage = uniqueStorage()
+        storage.version &+= 1
+        storage.slotByID[id.rawValue] = nil
+        storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
+        storage.slots[Int(slot)] = nil
+        storage.freeSlots.append(slot)
         return old
     }
 
-    /// Every geofence that may contain `point` (bounding-box candidates; callers test exactly).
-    public func forEachCandidate(at point: Coordinate, _ body: (Geofence) -> Void) {
-        grid.forEachCandidate(at: point) { slot in
-            if let geofence = slots[Int(slot)], geofence.geometry.boundingBox.contains(point) { body(geofence) }
+    /// Every geofence that may contain `point` (bounding-box candidates; callers test exactly),
+    /// with its slot.
+    public func forEachCandidate(at point: Coordinate, _ body: (Geofence, Int32) -> Void) {
+        let slots = storage.slots
+        storage.grid.forEachCandidate(at: point) { slot in
+            if let geofence = slots[Int(slot)], geofence.geometry.boundingBox.contains(point) { body(geofence, slot) }
         }
     }
 
     /// All geofences, in id order (deterministic).
     public var all: [Geofence] {
-        slots.compactMap { $0 }.sorted { $0.id < $1.id }
+        storage.slots.compactMap { $0 }.sorted { $0.id < $1.id }
     }
 }

@@ -9,13 +9,15 @@ public struct SpatialGrid: Sendable {
     public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
 
-    private var cells: [Int64: [Int32]] = [:]
+    /// Cell key → index into `cellSlots`.
+    private var cellIndex = IntegerMap(capacity: 1024)
+    private var cellSlots: [[Int32]] = []
     private(set) var oversized: [Int32] = []
 
     public init() {}
 
     @inline(__always)
-    static func cellIndex(_ e7: Int32) -> Int64 {
+    static func cellNumber(_ e7: Int32) -> Int64 {
         // Floor division so that negative coordinates fall into the right cell.
         let v = Int64(e7)
         return v >= 0 ? v / cellSizeE7 : (v - cellSizeE7 + 1) / cellSizeE7
@@ -26,7 +28,7 @@ public struct SpatialGrid: Sendable {
 
     private static func cellRange(_ box: BoundingBox) -> (lat: ClosedRange<Int64>, lng: ClosedRange<Int64>)? {
         guard box.minLatE7 <= box.maxLatE7, box.minLngE7 <= box.maxLngE7 else { return nil }
-        return (cellIndex(box.minLatE7)...cellIndex(box.maxLatE7), cellIndex(box.minLngE7)...cellIndex(box.maxLngE7))
+        return (cellNumber(box.minLatE7)...cellNumber(box.maxLatE7), cellNumber(box.minLngE7)...cellNumber(box.maxLngE7))
     }
 
     public mutating func insert(slot: Int32, box: BoundingBox) {
@@ -36,7 +38,15 @@ public struct SpatialGrid: Sendable {
             return
         }
         for lat in range.lat {
-            for lng in range.lng { cells[Self.key(latCell: lat, lngCell: lng), default: []].append(slot) }
+            for lng in range.lng {
+                let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
+                if let index = cellIndex[key] {
+                    cellSlots[Int(index)].append(slot)
+                } else {
+                    cellIndex[key] = Int32(cellSlots.count)
+                    cellSlots.append([slot])
+                }
+            }
         }
     }
 
@@ -48,9 +58,10 @@ public struct SpatialGrid: Sendable {
         }
         for lat in range.lat {
             for lng in range.lng {
-                let key = Self.key(latCell: lat, lngCell: lng)
-                cells[key]?.removeAll { $0 == slot }
-                if cells[key]?.isEmpty == true { cells[key] = nil }
+                // An emptied cell keeps its (empty) list: cells are few and reused by later upserts.
+                if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
+                    cellSlots[Int(index)].removeAll { $0 == slot }
+                }
             }
         }
     }
@@ -65,6 +76,7 @@ public struct SpatialGrid: Sendable {
     }
 
     func slotsInCell(of point: Coordinate) -> [Int32]? {
-        cells[Self.key(latCell: Self.cellIndex(point.latitudeE7), lngCell: Self.cellIndex(point.longitudeE7))]
+        let key = Self.key(latCell: Self.cellNumber(point.latitudeE7), lngCell: Self.cellNumber(point.longitudeE7))
+        return cellIndex[UInt64(bitPattern: key)].map { cellSlots[Int($0)] }
     }
 }

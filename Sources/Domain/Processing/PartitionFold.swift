@@ -3,7 +3,7 @@
 /// both drive it, so a file replay and a live run give the same events.
 public struct PartitionFold: Sendable {
     public let settings: FoldSettings
-    private var slotByUser: [String: Int32] = [:]
+    private var users = UserIndex()
     private var timelines: [UserTimeline] = []
     /// Interned fix extras per user, so repeated deviceId/metadata cost no allocation.
     private var lastExtras: [FixExtras?] = []
@@ -27,11 +27,11 @@ public struct PartitionFold: Sendable {
     public var userCount: Int { timelines.count }
 
     public func state(of userId: String) -> UserState? {
-        slotByUser[userId].map { timelines[Int($0)].current }
+        users.slot(of: userId).map { timelines[Int($0)].current }
     }
 
     public func timeline(of userId: String) -> UserTimeline? {
-        slotByUser[userId].map { timelines[Int($0)] }
+        users.slot(of: userId).map { timelines[Int($0)] }
     }
 
     // MARK: - Inputs
@@ -148,9 +148,8 @@ public struct PartitionFold: Sendable {
     // MARK: - Users
 
     private mutating func slot(for userId: String) -> Int32 {
-        if let slot = slotByUser[userId] { return slot }
-        let slot = Int32(timelines.count)
-        slotByUser[userId] = slot
+        if let slot = users.slot(of: userId) { return slot }
+        let slot = users.insert(userId)
         var timeline = UserTimeline(userId: userId)
         timeline.historyLimit = settings.historyLimit
         timelines.append(timeline)
