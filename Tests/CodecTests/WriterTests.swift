@@ -4,9 +4,9 @@ import Foundation
 import Testing
 
 func written(_ body: (inout JSONWriter) -> Void) -> String {
-    var writer = JSONWriter()
-    body(&writer)
-    return String(decoding: writer.bytes, as: UTF8.self)
+    var bytes: [UInt8] = []
+    JSONWriter.append(to: &bytes, body)
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 @Suite("JSONWriter")
@@ -40,6 +40,31 @@ struct WriterTests {
 
     @Test func escaping() {
         #expect(written { $0.string("a\"b\\c\n\u{1}\u{1f}é😀/") } == #""a\"b\\c\n\u0001\u001fé😀/""#)
+        // Long strings take the other path; many pieces overflow the scratch area.
+        let long = String(repeating: "ab\u{0}\"é", count: 100)
+        let expected = "\"" + String(repeating: #"ab\u0000\"é"#, count: 100) + "\""
+        #expect(written { $0.string(long) } == expected)
+        #expect(written { w in for _ in 0..<100 { w.string(long) } } == String(repeating: expected, count: 100))
+        #expect(written { w in for i in 0..<1000 { w.int(Int64(i)); w.byte(44) } } == (0..<1000).map { "\($0)," }.joined())
+    }
+
+    @Test func standaloneWriterAppendsToTheBuffer() {
+        var buffer = Array("x".utf8)
+        var w = JSONWriter(taking: &buffer)
+        #expect(buffer.isEmpty)
+        for i in 0..<300 { w.fixedPoint(Int64(i), decimals: 1) }
+        w.finish(into: &buffer)
+        #expect(String(decoding: buffer, as: UTF8.self) == "x" + (0..<300).map { i in i % 10 == 0 ? "\(i / 10)" : "\(i / 10).\(i % 10)" }.joined())
+    }
+
+    @Test func doublesAndFloats() {
+        #expect(written { $0.double(-0.0) } == "-0")
+        #expect(written { $0.double(1e15) } == "1000000000000000")
+        #expect(written { $0.double(1.5e300) } == "1.5e+300")
+        #expect(written { $0.double(123456789012345) } == "123456789012345")
+        #expect(written { $0.double(0.1) } == "0.1")
+        #expect(written { $0.float(1e-5) } == "1e-05")
+        #expect(written { $0.float(16777216) } == "16777216")
     }
 
     /// Random strings (all of Unicode, control characters included) survive write → read, and

@@ -37,7 +37,7 @@ public enum FixDecoder {
 
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
-            guard let index = reader.fieldIndex(key, in: fieldNames), let field = Field(rawValue: index) else {
+            guard let field = field(key, reader) else {
                 try reader.skipValue()
                 continue
             }
@@ -102,6 +102,54 @@ public enum FixDecoder {
     private enum Field: Int {
         case userId, createdAt, latitude, longitude, accuracy, speed, course, altitude, deviceId, replayed, metadata,
             location
+
+        var name: StaticString {
+            switch self {
+            case .userId: "userId"
+            case .createdAt: "createdAt"
+            case .latitude: "latitude"
+            case .longitude: "longitude"
+            case .accuracy: "accuracy"
+            case .speed: "speed"
+            case .course: "course"
+            case .altitude: "altitude"
+            case .deviceId: "deviceId"
+            case .replayed: "replayed"
+            case .metadata: "metadata"
+            case .location: "location"
+            }
+        }
+    }
+
+    /// The member a key names. Unescaped keys are told apart by length and one byte, then
+    /// compared in full; escaped ones go through the generic lookup.
+    @inline(__always)
+    private static func field(_ key: JSONStringToken, _ reader: JSONReader) -> Field? {
+        if key.hasEscapes { return reader.fieldIndex(key, in: fieldNames).flatMap { Field(rawValue: $0) } }
+        let candidate: Field
+        switch key.rawCount {
+        case 5: candidate = .speed
+        case 6:
+            candidate = reader.byte(at: key.start) == UInt8(ascii: "u") ? .userId : .course
+        case 8:
+            switch reader.byte(at: key.start + 1) {
+            case UInt8(ascii: "a"): candidate = .latitude
+            case UInt8(ascii: "c"): candidate = .accuracy
+            case UInt8(ascii: "l"): candidate = .altitude
+            case UInt8(ascii: "e"):
+                switch reader.byte(at: key.start) {
+                case UInt8(ascii: "d"): candidate = .deviceId
+                case UInt8(ascii: "r"): candidate = .replayed
+                default: candidate = .metadata
+                }
+            default: candidate = .location
+            }
+        case 9:
+            candidate = reader.byte(at: key.start) == UInt8(ascii: "c") ? .createdAt : .longitude
+        default:
+            return nil
+        }
+        return reader.matches(key, candidate.name) ? candidate : nil
     }
 
     private static let fieldNames: [StaticString] = [

@@ -74,11 +74,11 @@ extension JSONReader {
     func coordinate(
         _ number: JSONNumber, _ field: StaticString, limitE7: Int32, _ issue: inout DecodeError?
     ) -> Int32? {
-        if number.overflowsDouble {
-            Self.note(DecodeError(.nonFiniteNumber, "\(field) \(text(number)) is not finite"), &issue)
-            return nil
-        }
         guard let e7 = number.scaledE7, e7 >= -Int64(limitE7), e7 <= Int64(limitE7) else {
+            if number.overflowsDouble {
+                Self.note(DecodeError(.nonFiniteNumber, "\(field) \(text(number)) is not finite"), &issue)
+                return nil
+            }
             let limit = limitE7 / 10_000_000
             Self.note(
                 DecodeError(.coordinateOutOfRange, "\(field) \(text(number)) out of range [-\(limit), \(limit)]"),

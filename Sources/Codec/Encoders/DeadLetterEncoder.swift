@@ -6,7 +6,7 @@ import Domain
 /// exact bytes come back on decoding); anything else as base64. Absent ones are omitted.
 public enum DeadLetterEncoder {
     public static func encode(_ letter: DeadLetter, into buffer: inout [UInt8]) {
-        var w = JSONWriter(taking: &buffer)
+        JSONWriter.append(to: &buffer) { w in
         w.raw("{\"reason\":")
         w.string(letter.reason.rawValue)
         w.raw(",\"detail\":")
@@ -22,7 +22,7 @@ public enum DeadLetterEncoder {
         w.raw(",\"receivedAt\":")
         w.timestamp(letter.receivedAt)
         w.byte(UInt8(ascii: "}"))
-        w.finish(into: &buffer)
+        }
     }
 }
 
@@ -34,6 +34,7 @@ extension JSONWriter {
             bytes.withUnsafeBytes { string(utf8: $0) }
         } else {
             raw(base64)
+            flush()
             Base64.encode(bytes, into: &self.bytes)
             byte(UInt8(ascii: "\""))
         }

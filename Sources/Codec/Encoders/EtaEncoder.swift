@@ -10,7 +10,7 @@ public enum EtaEncoder {
     @discardableResult
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) -> Bool {
         guard let trip = event.trip else { return false }
-        var w = JSONWriter(taking: &buffer)
+        JSONWriter.append(to: &buffer) { w in
         w.raw("{\"_id\":")
         w.eventID(event.id)
         w.raw(",\"userId\":")
@@ -43,7 +43,7 @@ public enum EtaEncoder {
             w.timestamp(scheduled)
         }
         w.raw(trip.delayMinutes != nil ? ",\"delayed\":true}" : ",\"delayed\":false}")
-        w.finish(into: &buffer)
+        }
         return true
     }
 }

@@ -10,7 +10,7 @@ import Domain
 public enum EventEncoder {
     /// Appends one event (no newline) to `buffer`.
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) {
-        var w = JSONWriter(taking: &buffer)
+        JSONWriter.append(to: &buffer) { w in
         w.raw("{\"_id\":")
         w.eventID(event.id)
         w.raw(",\"type\":")
@@ -53,7 +53,7 @@ public enum EventEncoder {
             w.trip(trip)
         }
         w.byte(UInt8(ascii: "}"))
-        w.finish(into: &buffer)
+        }
     }
 
     /// The event as a `String` (tests, tools).

@@ -7,7 +7,7 @@ import Domain
 public enum UserStateEncoder {
     /// Appends the record (no newline). `updatedAt` is processing time.
     public static func encode(_ snapshot: UserSnapshot, updatedAt: UnixMillis, into buffer: inout [UInt8]) {
-        var w = JSONWriter(taking: &buffer)
+        JSONWriter.append(to: &buffer) { w in
         w.raw("{\"userId\":")
         w.string(snapshot.userId)
         w.raw(",\"updatedAt\":")
@@ -53,6 +53,6 @@ public enum UserStateEncoder {
             w.byte(UInt8(ascii: "}"))
         }
         w.raw("]}")
-        w.finish(into: &buffer)
+        }
     }
 }

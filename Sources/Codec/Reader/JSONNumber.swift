@@ -39,13 +39,13 @@ public struct JSONNumber: Sendable, Equatable {
         var magnitude: UInt64
         if shift >= 0 {
             if shift > 19 { return nil }
-            let (product, overflow) = significand.multipliedReportingOverflow(by: Self.powersOfTen[shift])
+            let (product, overflow) = significand.multipliedReportingOverflow(by: Self.pow10(shift))
             if overflow || product > UInt64(Int64.max) { return nil }
             magnitude = product
         } else {
             let down = -shift
             if down > 19 { return 0 }  // |v| × 10⁷ < 10¹⁹ / 10²⁰ < 0.5
-            let divisor = Self.powersOfTen[down]
+            let divisor = Self.pow10(down)
             let (quotient, remainder) = significand.quotientAndRemainder(dividingBy: divisor)
             magnitude = quotient
             // Ties go away from zero; dropped digits only ever add to the remainder, and a remainder
@@ -63,12 +63,12 @@ public struct JSONNumber: Sendable, Equatable {
         var magnitude = significand
         if exponent >= 0 {
             if exponent > 19 { return nil }
-            let (product, overflow) = magnitude.multipliedReportingOverflow(by: Self.powersOfTen[exponent])
+            let (product, overflow) = magnitude.multipliedReportingOverflow(by: Self.pow10(exponent))
             if overflow { return nil }
             magnitude = product
         } else {
             if -exponent > 19 { return nil }
-            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: Self.powersOfTen[-exponent])
+            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: Self.pow10(-exponent))
             if remainder != 0 { return nil }
             magnitude = quotient
         }
@@ -82,18 +82,38 @@ public struct JSONNumber: Sendable, Equatable {
         if hasDroppedDigits { return exponent >= 0 }
         if exponent >= 0 { return true }
         if -exponent > 19 { return false }
-        return significand % Self.powersOfTen[-exponent] == 0
+        return significand % Self.pow10(-exponent) == 0
     }
 
     /// Whether converting to `Double` gives ±infinity (the text is finite, but beyond `Double`'s range).
     public var overflowsDouble: Bool { significand != 0 && magnitudeDigits > 309 }
 
-    static let powersOfTen: [UInt64] = [
-        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
-        1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000,
-        10_000_000_000_000_000_000,
-    ]
+    /// 10^n for n in 0...19, without touching a global array on the hot path.
+    @inline(__always)
+    static func pow10(_ n: Int) -> UInt64 {
+        switch n {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        case 9: 1_000_000_000
+        case 10: 10_000_000_000
+        case 11: 100_000_000_000
+        case 12: 1_000_000_000_000
+        case 13: 10_000_000_000_000
+        case 14: 100_000_000_000_000
+        case 15: 1_000_000_000_000_000
+        case 16: 10_000_000_000_000_000
+        case 17: 100_000_000_000_000_000
+        case 18: 1_000_000_000_000_000_000
+        default: 10_000_000_000_000_000_000
+        }
+    }
 
     static let exactDoublePowers: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,

@@ -11,7 +11,19 @@ extension JSONReader {
         let n = buffer.count
         var i = index
         while true {
-            // Fast scan over plain ASCII: the common case for ids and timestamps.
+            // Fast scan over plain ASCII, 8 bytes at a time (SWAR): the common case for keys, ids
+            // and timestamps. A word passes if no byte is '"', '\\', a control character or ≥ 0x80.
+            while i + 8 <= n {
+                let word = buffer.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
+                if special & highs != 0 { break }
+                i += 8
+            }
             while i < n {
                 let b = buffer[i]
                 if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }

@@ -32,7 +32,14 @@ public struct JSONReader {
     func byte(at offset: Int) -> UInt8 { buffer[offset] }
 
     /// Skips JSON whitespace (space, tab, LF, CR) and returns the next byte, or nil at the end.
+    @inline(__always)
     public mutating func peekByte() -> UInt8? {
+        // Compact JSON has no whitespace: answer that case without a loop.
+        if index < buffer.count, buffer[index] > 0x20 { return buffer[index] }
+        return peekByteAfterWhitespace()
+    }
+
+    mutating func peekByteAfterWhitespace() -> UInt8? {
         while index < buffer.count {
             let b = buffer[index]
             if b > 0x20 { return b }

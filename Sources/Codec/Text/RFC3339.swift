@@ -118,9 +118,9 @@ public enum RFC3339 {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    /// Writes `2013-07-01T00:00:53.000Z` (24 bytes) into `out`, which must have room for them.
+    /// Writes `2013-07-01T00:00:53.000Z` (24 bytes) at `out`.
     /// Years outside 0…9999 are clamped to that range (they cannot come from parsed input).
-    static func write(_ millis: UnixMillis, to out: UnsafeMutableRawPointer) {
+    static func write(_ millis: UnixMillis, to out: UnsafeMutablePointer<UInt8>) {
         let dayMillis: Int64 = 86_400_000
         var days = millis / dayMillis
         var rest = millis % dayMillis
@@ -128,37 +128,41 @@ public enum RFC3339 {
             rest += dayMillis
             days -= 1
         }
-        var (year, month, day) = civilFromDays(Int(days))
-        year = max(0, min(9999, year))
-        let ms = Int(rest % 1000)
-        let secs = Int(rest / 1000)
-        func put2(_ v: Int, _ at: Int) {
-            out.storeBytes(of: UInt8(truncatingIfNeeded: 48 + v / 10), toByteOffset: at, as: UInt8.self)
-            out.storeBytes(of: UInt8(truncatingIfNeeded: 48 + v % 10), toByteOffset: at + 1, as: UInt8.self)
+        write(date: civilFromDays(Int(days)), millisOfDay: Int(rest), to: out)
+    }
+
+    /// Writes a date and a time of day (`millisOfDay` in 0..<86_400_000) as 24 bytes at `out`.
+    @inline(__always)
+    static func write(date: (year: Int, month: Int, day: Int), millisOfDay: Int, to out: UnsafeMutablePointer<UInt8>) {
+        let year = max(0, min(9999, date.year))
+        let ms = millisOfDay % 1000
+        let secs = millisOfDay / 1000
+        @inline(__always) func put2(_ v: Int, _ at: Int) {
+            out[at] = UInt8(truncatingIfNeeded: 48 + v / 10)
+            out[at + 1] = UInt8(truncatingIfNeeded: 48 + v % 10)
         }
-        func put(_ b: UInt8, _ at: Int) { out.storeBytes(of: b, toByteOffset: at, as: UInt8.self) }
         put2(year / 100, 0)
         put2(year % 100, 2)
-        put(UInt8(ascii: "-"), 4)
-        put2(month, 5)
-        put(UInt8(ascii: "-"), 7)
-        put2(day, 8)
-        put(UInt8(ascii: "T"), 10)
+        out[4] = UInt8(ascii: "-")
+        put2(date.month, 5)
+        out[7] = UInt8(ascii: "-")
+        put2(date.day, 8)
+        out[10] = UInt8(ascii: "T")
         put2(secs / 3600, 11)
-        put(UInt8(ascii: ":"), 13)
+        out[13] = UInt8(ascii: ":")
         put2(secs / 60 % 60, 14)
-        put(UInt8(ascii: ":"), 16)
+        out[16] = UInt8(ascii: ":")
         put2(secs % 60, 17)
-        put(UInt8(ascii: "."), 19)
-        put(UInt8(truncatingIfNeeded: 48 + ms / 100), 20)
+        out[19] = UInt8(ascii: ".")
+        out[20] = UInt8(truncatingIfNeeded: 48 + ms / 100)
         put2(ms % 100, 21)
-        put(UInt8(ascii: "Z"), 23)
+        out[23] = UInt8(ascii: "Z")
     }
 
     /// The timestamp as a `String` (tests, logs).
     public static func string(_ millis: UnixMillis) -> String {
         String(unsafeUninitializedCapacity: 24) { buffer in
-            write(millis, to: UnsafeMutableRawPointer(buffer.baseAddress!))
+            write(millis, to: buffer.baseAddress!)
             return 24
         }
     }

@@ -3,50 +3,68 @@
 extension JSONWriter {
     /// A decimal integer.
     public mutating func int(_ value: Int64) {
-        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { scratch in
-            var magnitude = value.magnitude
-            var i = 20
-            repeat {
-                i -= 1
-                scratch[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[i..<20]))
+        let p = room(20)
+        var i = 0
+        if value < 0 {
+            p[0] = UInt8(ascii: "-")
+            i = 1
         }
+        commit(i + Self.writeDigits(value.magnitude, to: p + i))
     }
 
     public mutating func int(_ value: Int) { int(Int64(value)) }
     public mutating func int(_ value: Int32) { int(Int64(value)) }
 
-    /// `scaled` / 10^`decimals`, printed exactly with trailing fractional zeros removed:
-    /// (411407460, 7) → `41.140746`, (1, 7) → `0.0000001`, (850, 2) → `8.5`, (0, 7) → `0`.
-    public mutating func fixedPoint(_ scaled: Int64, decimals: Int) {
-        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { scratch in
-            var magnitude = scaled.magnitude
-            var i = 32
-            var printedFraction = false
-            for _ in 0..<decimals {
-                let d = magnitude % 10
-                magnitude /= 10
-                if d != 0 || printedFraction {
-                    i -= 1
-                    scratch[i] = UInt8(truncatingIfNeeded: 48 + d)
-                    printedFraction = true
-                }
-            }
-            if printedFraction {
-                i -= 1
-                scratch[i] = UInt8(ascii: ".")
-            }
-            repeat {
-                i -= 1
-                scratch[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if scaled < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[i..<32]))
+    /// Writes the decimal digits of `v`; returns how many.
+    @inline(__always)
+    static func writeDigits(_ v: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 1
+        var t = v
+        while t >= 10 {
+            t /= 10
+            count += 1
         }
+        var v = v
+        var i = count
+        repeat {
+            i -= 1
+            p[i] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
+            v /= 10
+        } while i > 0
+        return count
+    }
+
+    /// `scaled` / 10^`decimals` (`decimals` ≤ 18), printed exactly with trailing fractional zeros
+    /// removed: (411407460, 7) → `41.140746`, (1, 7) → `0.0000001`, (850, 2) → `8.5`, (0, 7) → `0`.
+    @inline(__always)
+    public mutating func fixedPoint(_ scaled: Int64, decimals: Int) {
+        let p = room(42)
+        var n = 0
+        if scaled < 0 {
+            p[0] = UInt8(ascii: "-")
+            n = 1
+        }
+        let unit = JSONNumber.pow10(decimals)  // a constant once inlined: division becomes multiplication
+        let magnitude = scaled.magnitude
+        n += Self.writeDigits(magnitude / unit, to: p + n)
+        var fraction = magnitude % unit
+        if fraction != 0 {
+            var digits = decimals
+            while fraction % 10 == 0 {
+                fraction /= 10
+                digits -= 1
+            }
+            p[n] = UInt8(ascii: ".")
+            n += 1
+            var i = n + digits
+            n = i
+            while i > n - digits {
+                i -= 1
+                p[i] = UInt8(truncatingIfNeeded: 48 &+ fraction % 10)
+                fraction /= 10
+            }
+        }
+        commit(n)
     }
 
     /// Degrees from fixed point E7, exact and minimal: 411407460 → `41.140746`.
@@ -64,12 +82,21 @@ extension JSONWriter {
     /// trailing `.0` dropped (`100.0` → `100`). Callers omit non-finite values: JSON has none.
     public mutating func double(_ value: Double) {
         precondition(value.isFinite, "JSON cannot represent \(value)")
+        // Integers print as integers, without the general algorithm.
+        if value == value.rounded(.towardZero) && abs(value) < 1e15 && !(value == 0 && value.sign == .minus) {
+            int(Int64(value))
+            return
+        }
         shortest(value.description)
     }
 
     /// As `double(_:)`, for `Float` (shortest text for the `Float`, so 4.7 prints as `4.7`).
     public mutating func float(_ value: Float) {
         precondition(value.isFinite, "JSON cannot represent \(value)")
+        if value == value.rounded(.towardZero) && abs(value) < 1e7 && !(value == 0 && value.sign == .minus) {
+            int(Int64(value))
+            return
+        }
         shortest(value.description)
     }
 
@@ -78,7 +105,7 @@ extension JSONWriter {
         text.withUTF8 { utf8 in
             var n = utf8.count
             if n > 2 && utf8[n - 2] == UInt8(ascii: ".") && utf8[n - 1] == UInt8(ascii: "0") { n -= 2 }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<n]))
+            append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[0..<n]))
         }
     }
 }

@@ -1,37 +1,111 @@
 import Domain
 
-/// Appends JSON text to a reusable byte buffer.
+/// Appends JSON text to a caller's reusable byte buffer, fast.
 ///
-/// Encoders swap the caller's buffer in (`init(taking:)`) and back out (`finish(into:)`), so the
-/// buffer's capacity is reused from record to record and nothing is copied. Keys are written as
-/// literal fragments (`,"createdAt":`), so each field costs one append.
+/// Small pieces (keys, numbers, timestamps, short strings) are written through a pointer into a
+/// 512-byte stack scratch area and reach the `[UInt8]` in a few large appends: an `Array.append`
+/// per field (uniqueness and capacity checks, a call) would cost more than the JSON itself. Large
+/// strings and raw JSON go straight to the array.
+///
+/// Use it through `append(to:_:)`; the scratch pointer never leaves that call.
 public struct JSONWriter {
-    public var bytes: [UInt8]
+    /// The output: the caller's buffer (moved in, not copied) plus everything flushed so far.
+    var bytes: [UInt8] = []
+    let scratch: UnsafeMutablePointer<UInt8>
+    /// Bytes waiting in `scratch`.
+    var pending = 0
+    /// The last day converted to a date: the timestamps of one record are mostly on one day.
+    var cachedDay = Int.min
+    var cachedDate = (year: 0, month: 0, day: 0)
 
-    public init(bytes: [UInt8] = []) { self.bytes = bytes }
+    static let scratchSize = 512
+    /// Strings up to this many UTF-8 bytes are escaped straight into the scratch area.
+    static let shortString = 80
 
-    /// Moves `buffer`'s storage into a new writer, leaving `buffer` empty.
+    /// Keeps a heap scratch area alive for writers made with `init(taking:)`.
+    private var owner: ScratchArea?
+
+    init(scratch: UnsafeMutablePointer<UInt8>) { self.scratch = scratch }
+
+    /// A writer that appends to `buffer`, whose storage it moves in (`buffer` is left empty until
+    /// `finish(into:)` moves it back). Allocates its scratch area on the heap: prefer
+    /// `append(to:_:)` on hot paths.
     public init(taking buffer: inout [UInt8]) {
-        bytes = []
+        let area = ScratchArea(capacity: Self.scratchSize)
+        self.scratch = area.pointer
+        self.owner = area
         swap(&bytes, &buffer)
     }
 
-    /// Moves the written bytes back into `buffer`.
+    /// Flushes and moves the written bytes back into `buffer` (see `init(taking:)`).
     public mutating func finish(into buffer: inout [UInt8]) {
+        flush()
         swap(&bytes, &buffer)
+    }
+
+    /// Runs `body` with a writer that appends to `buffer`.
+    public static func append(to buffer: inout [UInt8], _ body: (inout JSONWriter) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchSize) { area in
+            var writer = JSONWriter(scratch: area.baseAddress!)
+            swap(&writer.bytes, &buffer)
+            body(&writer)
+            writer.flush()
+            swap(&writer.bytes, &buffer)
+        }
+    }
+
+    /// The text written so far (tests).
+    public var text: String {
+        var copy = self
+        copy.flush()
+        return String(decoding: copy.bytes, as: UTF8.self)
+    }
+
+    // MARK: - Scratch management
+
+    /// Room for `n` ≤ `scratchSize` bytes at the returned pointer; the caller then `commit`s.
+    @inline(__always)
+    mutating func room(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if pending + n > Self.scratchSize { flush() }
+        return scratch + pending
+    }
+
+    @inline(__always)
+    mutating func commit(_ n: Int) { pending += n }
+
+    mutating func flush() {
+        guard pending > 0 else { return }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: scratch, count: pending))
+        pending = 0
+    }
+
+    /// Appends bytes of any length.
+    mutating func append(_ piece: UnsafeRawBufferPointer) {
+        let n = piece.count
+        if n <= 128 {
+            let p = room(n)
+            if n > 0 { UnsafeMutableRawPointer(p).copyMemory(from: piece.baseAddress!, byteCount: n) }
+            commit(n)
+        } else {
+            flush()
+            bytes.append(contentsOf: piece)
+        }
     }
 
     // MARK: - Raw text
 
     /// Appends literal JSON text, e.g. a key with its colon.
     public mutating func raw(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    public mutating func byte(_ b: UInt8) { bytes.append(b) }
+    public mutating func byte(_ b: UInt8) {
+        room(1).pointee = b
+        commit(1)
+    }
 
     /// Splices a JSON value kept as source text.
-    public mutating func raw(_ json: RawJSON) { bytes.append(contentsOf: json.bytes) }
+    public mutating func raw(_ json: RawJSON) { json.bytes.withUnsafeBytes { append($0) } }
 
     public mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
@@ -48,78 +122,119 @@ public struct JSONWriter {
 
     /// A quoted string from UTF-8 bytes (assumed valid).
     public mutating func string(utf8: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
+        let n = utf8.count
+        if n <= Self.shortString {
+            // Worst case every byte becomes \u00XX.
+            let start = room(n * 6 + 2)
+            var p = start
+            p.pointee = UInt8(ascii: "\"")
+            p += 1
+            var i = 0
+            // 8 bytes at a time while none needs escaping (SWAR, as in JSONReader.readString).
+            while i + 8 <= n {
+                let word = utf8.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                if special & 0x8080_8080_8080_8080 != 0 { break }
+                UnsafeMutableRawPointer(p).storeBytes(of: word, as: UInt64.self)
+                p += 8
+                i += 8
+            }
+            while i < n {
+                let b = utf8[i]
+                i += 1
+                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
+                    p.pointee = b
+                    p += 1
+                } else {
+                    p = Self.escape(b, at: p)
+                }
+            }
+            p.pointee = UInt8(ascii: "\"")
+            p += 1
+            commit(p - start)
+            return
+        }
+        // Long strings: copy runs of plain bytes, escape the rest.
+        byte(UInt8(ascii: "\""))
         var runStart = 0
-        for i in 0..<utf8.count {
+        for i in 0..<n {
             let b = utf8[i]
             guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-            if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<i])) }
+            if runStart < i { append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<i])) }
             runStart = i + 1
-            escape(b)
+            let p = room(6)
+            commit(Self.escape(b, at: p) - p)
         }
-        if runStart < utf8.count {
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        if runStart < n { append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<n])) }
+        byte(UInt8(ascii: "\""))
     }
 
-    private mutating func escape(_ b: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+    /// Writes the escape of `b` at `p`; returns the position after it.
+    private static func escape(_ b: UInt8, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        p[0] = UInt8(ascii: "\\")
         switch b {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(b)
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): p[1] = b
+        case 0x08: p[1] = UInt8(ascii: "b")
+        case 0x0C: p[1] = UInt8(ascii: "f")
+        case 0x0A: p[1] = UInt8(ascii: "n")
+        case 0x0D: p[1] = UInt8(ascii: "r")
+        case 0x09: p[1] = UInt8(ascii: "t")
         default:
             let hex: StaticString = "0123456789abcdef"
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(hex.utf8Start[Int(b >> 4)])
-            bytes.append(hex.utf8Start[Int(b & 0xF)])
+            p[1] = UInt8(ascii: "u")
+            p[2] = UInt8(ascii: "0")
+            p[3] = UInt8(ascii: "0")
+            p[4] = hex.utf8Start[Int(b >> 4)]
+            p[5] = hex.utf8Start[Int(b & 0xF)]
+            return p + 6
         }
+        return p + 2
     }
 
     // MARK: - Fixed-size fields
 
-    /// Appends `count` bytes written by `body` into reserved space.
-    mutating func appendFixed(_ count: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
-        let old = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: count))
-        bytes.withUnsafeMutableBytes { body($0.baseAddress! + old) }
-    }
-
     /// `"2013-07-01T00:00:53.000Z"` (quoted, UTC, milliseconds).
     public mutating func timestamp(_ millis: UnixMillis) {
-        withUnsafeTemporaryAllocation(byteCount: 26, alignment: 1) { scratch in
-            let p = scratch.baseAddress!
-            p.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
-            RFC3339.write(millis, to: p + 1)
-            p.storeBytes(of: UInt8(ascii: "\""), toByteOffset: 25, as: UInt8.self)
-            bytes.append(contentsOf: UnsafeRawBufferPointer(scratch))
+        let p = room(26)
+        p[0] = UInt8(ascii: "\"")
+        let dayMillis: Int64 = 86_400_000
+        var days = millis / dayMillis
+        var rest = millis % dayMillis
+        if rest < 0 {
+            rest += dayMillis
+            days -= 1
         }
+        if Int(days) != cachedDay {
+            cachedDay = Int(days)
+            cachedDate = RFC3339.civilFromDays(Int(days))
+        }
+        RFC3339.write(date: cachedDate, millisOfDay: Int(rest), to: p + 1)
+        p[25] = UInt8(ascii: "\"")
+        commit(26)
     }
 
     /// The 24 lowercase hex digits of an event id, quoted.
     public mutating func eventID(_ id: EventID) {
-        withUnsafeTemporaryAllocation(byteCount: 26, alignment: 1) { scratch in
-            let hex: StaticString = "0123456789abcdef"
-            let digits = hex.utf8Start
-            scratch[0] = UInt8(ascii: "\"")
-            for i in 0..<16 { scratch[1 + i] = digits[Int((id.high >> (60 - 4 * UInt64(i))) & 0xF)] }
-            for i in 0..<8 { scratch[17 + i] = digits[Int((id.low >> (28 - 4 * UInt32(i))) & 0xF)] }
-            scratch[25] = UInt8(ascii: "\"")
-            bytes.append(contentsOf: UnsafeRawBufferPointer(scratch))
-        }
+        let p = room(26)
+        let digits = Self.hexDigits.utf8Start
+        p[0] = UInt8(ascii: "\"")
+        for i in 0..<16 { p[1 + i] = digits[Int((id.high >> (60 - 4 * UInt64(i))) & 0xF)] }
+        for i in 0..<8 { p[17 + i] = digits[Int((id.low >> (28 - 4 * UInt32(i))) & 0xF)] }
+        p[25] = UInt8(ascii: "\"")
+        commit(26)
     }
+
+    static let hexDigits: StaticString = "0123456789abcdef"
 
     /// A GeoJSON point: `{"type":"Point","coordinates":[lng,lat]}`.
     public mutating func point(_ c: Coordinate) {
         raw("{\"type\":\"Point\",\"coordinates\":[")
         coordinateE7(c.longitudeE7)
-        bytes.append(UInt8(ascii: ","))
+        byte(UInt8(ascii: ","))
         coordinateE7(c.latitudeE7)
         raw("]}")
     }
