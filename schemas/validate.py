@@ -78,11 +78,20 @@ def json_path(error):
 
 
 def best_errors(error):
-    """The most specific errors: descend into oneOf/anyOf/allOf contexts."""
-    if error.context:
-        relevant = jsonschema.exceptions.best_match(error.context)
-        return best_errors(relevant) if relevant is not None else [error]
-    return [error]
+    """The most specific errors: descend into oneOf/anyOf contexts, ignoring the branches that do
+    not apply at all (for events: the branches of the other event types, whose "type" const fails)."""
+    if not error.context:
+        return [error]
+    branches = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else None, []).append(sub)
+
+    def off_topic(errors):
+        return any(e.validator == "const" and list(e.relative_path) == ["type"] for e in errors)
+
+    candidates = [e for errors in branches.values() if not off_topic(errors) for e in errors]
+    relevant = jsonschema.exceptions.best_match(candidates or error.context)
+    return best_errors(relevant) if relevant is not None else [error]
 
 
 def validate_files(name, files, quiet=False):

@@ -5,15 +5,21 @@ import Testing
 
 /// Compares everything the JSON carries (geofences by their fields: `Event ==` compares them by identity).
 func expectSameEvent(_ a: Event, _ b: Event, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(a.id == b.id && a.type == b.type && a.userId == b.userId && a.createdAt == b.createdAt, sourceLocation: sourceLocation)
+    #expect(
+        a.id == b.id && a.type == b.type && a.userId == b.userId && a.createdAt == b.createdAt,
+        sourceLocation: sourceLocation)
     #expect(a.live == b.live && a.revision == b.revision && a.location == b.location, sourceLocation: sourceLocation)
     #expect(a.locationAccuracy.bitPattern == b.locationAccuracy.bitPattern, sourceLocation: sourceLocation)
     #expect(a.deviceId == b.deviceId && a.userMetadata == b.userMetadata, sourceLocation: sourceLocation)
     #expect(a.durationSeconds == b.durationSeconds && a.trip == b.trip, sourceLocation: sourceLocation)
     #expect((a.geofence == nil) == (b.geofence == nil), sourceLocation: sourceLocation)
     if let g = a.geofence, let h = b.geofence {
-        #expect(g.tag == h.tag && g.externalId == h.externalId && g.description == h.description, sourceLocation: sourceLocation)
-        #expect(g.metadata == h.metadata && g.enabled == h.enabled && g.dwellThreshold == h.dwellThreshold, sourceLocation: sourceLocation)
+        #expect(
+            g.tag == h.tag && g.externalId == h.externalId && g.description == h.description,
+            sourceLocation: sourceLocation)
+        #expect(
+            g.metadata == h.metadata && g.enabled == h.enabled && g.dwellThreshold == h.dwellThreshold,
+            sourceLocation: sourceLocation)
         if case .circle = g.shape { #expect(g.shape == h.shape, sourceLocation: sourceLocation) }
     }
 }
@@ -55,7 +61,8 @@ struct EventCodecTests {
                 + #""user":{"userId":"pro_user_456","deviceId":"device-1","metadata":{"companyId":"company_abc123","name":"John Doe"}},"#
                 + #""geofence":{"tag":"shift","externalId":"shift_12345","description":"123 Main St - Water Heater Repair","#
                 + #""type":"circle","geometryCenter":{"type":"Point","coordinates":[-73.9911,40.7342]},"geometryRadius":100,"#
-                + #""metadata":{"shiftId":"shift_12345","customerId":"customer_abc"},"dwellThreshold":15},"duration":105}"#)
+                + #""metadata":{"shiftId":"shift_12345","customerId":"customer_abc"},"dwellThreshold":15},"duration":105}"#
+        )
     }
 
     @Test func exactBytesOfACompletedTrip() {
@@ -66,13 +73,16 @@ struct EventCodecTests {
                     + #""destinationGeofenceExternalId":"shift_12345","destinationRadius":100,"approachingThreshold":5,"#
                     + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#
                     + #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#
-                    + #""eta":{"duration":0,"distance":0},"summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#),
+                    + #""eta":{"duration":0,"distance":0},"summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#
+            ),
             "\(text)")
     }
 
     @Test func revisionFlags() {
-        #expect(EventEncoder.string(Fixtures.allEvents[11], actualCreatedAt: 0).contains(#""live":true,"corrected":true,"#))
-        #expect(EventEncoder.string(Fixtures.allEvents[14], actualCreatedAt: 0).contains(#""live":true,"retracted":true,"#))
+        #expect(
+            EventEncoder.string(Fixtures.allEvents[11], actualCreatedAt: 0).contains(#""live":true,"corrected":true,"#))
+        #expect(
+            EventEncoder.string(Fixtures.allEvents[14], actualCreatedAt: 0).contains(#""live":true,"retracted":true,"#))
         #expect(EventEncoder.string(Fixtures.allEvents[6], actualCreatedAt: 0).contains(#""live":false,"location""#))
     }
 
@@ -128,7 +138,9 @@ struct OtherRecordTests {
             UserSnapshot(
                 userId: "u2", deviceId: nil, metadata: nil, lastFixAt: nil, location: nil, locationAccuracy: .nan,
                 speed: .nan, trip: nil, geofences: []), updatedAt: 0, into: &empty)
-        #expect(String(decoding: empty, as: UTF8.self) == #"{"userId":"u2","updatedAt":"1970-01-01T00:00:00.000Z","geofences":[]}"#)
+        #expect(
+            String(decoding: empty, as: UTF8.self)
+                == #"{"userId":"u2","updatedAt":"1970-01-01T00:00:00.000Z","geofences":[]}"#)
     }
 
     @Test func deadLettersKeepTheOriginalBytes() throws {

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("FixDecoder")
 struct FixDecoderTests {
-    let porto = #"{"userId":"20000380","tripId":"1372636853620000380","createdAt":"2013-07-01T00:00:53Z","latitude":41.140746,"longitude":-8.610291}"#
+    let porto =
+        #"{"userId":"20000380","tripId":"1372636853620000380","createdAt":"2013-07-01T00:00:53Z","latitude":41.140746,"longitude":-8.610291}"#
 
     @Test func decodesAPortoFix() throws {
         let f = try fix(porto)
@@ -38,19 +39,22 @@ struct FixDecoderTests {
 
     @Test func acceptsAGeoJSONLocation() throws {
         let f = try fix(
-            #"{"userId":"u","createdAt":"2013-07-01T00:00:53Z","location":{"type":"Point","coordinates":[-8.61,41.14]}}"#)
+            #"{"userId":"u","createdAt":"2013-07-01T00:00:53Z","location":{"type":"Point","coordinates":[-8.61,41.14]}}"#
+        )
         #expect(f.position == Coordinate(latitudeE7: 411_400_000, longitudeE7: -86_100_000))
     }
 
     @Test func escapedKeysStillName() throws {
-        let f = try fix(#"{"user\u0049d":"u","createdAt":"2013-07-01T00:00:53Z","latitude":1,"longitude":2,"spe\u0065d":3}"#)
+        let f = try fix(
+            #"{"user\u0049d":"u","createdAt":"2013-07-01T00:00:53Z","latitude":1,"longitude":2,"spe\u0065d":3}"#)
         #expect(f.userId == "u" && f.speed == 3)
     }
 
     // MARK: - Every rejection reason the fix decoder can produce
 
     @Test func invalidJSON() {
-        expectRejection(.invalidJSON, "invalid JSON at byte 10") { () throws(DecodeError) in try fix(#"{"userId" "u"}"#) }
+        expectRejection(.invalidJSON, "invalid JSON at byte 10") { () throws(DecodeError) in try fix(#"{"userId" "u"}"#)
+        }
         expectRejection(.invalidJSON, "trailing data") { () throws(DecodeError) in try fix(porto + "x") }
         expectRejection(.invalidJSON, "empty record") { () throws(DecodeError) in try fix("  ") }
         // Syntax errors win over a field error seen earlier.
@@ -105,7 +109,8 @@ struct FixDecoderTests {
             try fix(#"{"userId":"\#(long)","createdAt":"2013-07-01T00:00:53Z","latitude":1,"longitude":2}"#)
         }
         expectRejection(.stringTooLong, "deviceId longer than 256 bytes") { () throws(DecodeError) in
-            try fix(#"{"userId":"u","deviceId":"\#(long)","createdAt":"2013-07-01T00:00:53Z","latitude":1,"longitude":2}"#)
+            try fix(
+                #"{"userId":"u","deviceId":"\#(long)","createdAt":"2013-07-01T00:00:53Z","latitude":1,"longitude":2}"#)
         }
         // 256 bytes exactly is fine, counted after unescaping.
         let exact = String(repeating: "\\u00e9", count: 128)
@@ -170,11 +175,13 @@ struct FixDecoderTests {
     }
 
     @Test func invalidGeometryOfALocation() {
-        expectRejection(.invalidGeometry, "location.coordinates must be [longitude, latitude], got 1 elements") { () throws(DecodeError) in
+        expectRejection(.invalidGeometry, "location.coordinates must be [longitude, latitude], got 1 elements") {
+            () throws(DecodeError) in
             try fix(#"{"userId":"u","createdAt":"2013-07-01T00:00:53Z","location":{"type":"Point","coordinates":[1]}}"#)
         }
         expectRejection(.unknownEnumValue, #"location.type "Polygon" is not one of Point"#) { () throws(DecodeError) in
-            try fix(#"{"userId":"u","createdAt":"2013-07-01T00:00:53Z","location":{"type":"Polygon","coordinates":[1,2]}}"#)
+            try fix(
+                #"{"userId":"u","createdAt":"2013-07-01T00:00:53Z","location":{"type":"Polygon","coordinates":[1,2]}}"#)
         }
     }
 

@@ -20,7 +20,8 @@ struct GeofenceDecoderTests {
                 #"{"tag":"shift","externalId":"shift_12345","description":"123 Main St - Water Heater Repair","#
                     + #""type":"circle","coordinates":[-73.9911,40.7342],"radius":100,"#
                     + #""metadata":{"shiftId":"shift_12345"},"deleteAfter":"2026-01-01T00:00:00.000Z"}"#))
-        #expect(g.tag == "shift" && g.externalId == "shift_12345" && g.description == "123 Main St - Water Heater Repair")
+        #expect(
+            g.tag == "shift" && g.externalId == "shift_12345" && g.description == "123 Main St - Water Heater Repair")
         #expect(g.shape == .circle(center: Coordinate(latitudeE7: 407_342_000, longitudeE7: -739_911_000), radius: 100))
         #expect(g.enabled && g.dwellThreshold == nil && g.metadata?.text == #"{"shiftId":"shift_12345"}"#)
         #expect(g.id == GeofenceID(tag: "shift", externalId: "shift_12345"))
@@ -31,7 +32,9 @@ struct GeofenceDecoderTests {
         for coordinates in ["[\(ring)]", ring, "[\(ring),[[-8.58,41.12],[-8.57,41.12],[-8.57,41.13]]]"] {
             // `type` after `coordinates`: the decoder must wait for it.
             let g = try #require(
-                try geofence(#"{"coordinates":\#(coordinates),"tag":"t","externalId":"e","type":"polygon","enabled":false,"dwellThreshold":10}"#))
+                try geofence(
+                    #"{"coordinates":\#(coordinates),"tag":"t","externalId":"e","type":"polygon","enabled":false,"dwellThreshold":10}"#
+                ))
             guard case .polygon(let rings) = g.shape else {
                 Issue.record("not a polygon")
                 continue
@@ -54,7 +57,8 @@ struct GeofenceDecoderTests {
     @Test func rejections() {
         expectRejection(.keyMismatch, #"key "shift/x" does not match the value's tag/externalId "shift/y""#) {
             () throws(DecodeError) in
-            try geofence(key: "shift/x", #"{"tag":"shift","externalId":"y","type":"circle","coordinates":[0,0],"radius":5}"#)
+            try geofence(
+                key: "shift/x", #"{"tag":"shift","externalId":"y","type":"circle","coordinates":[0,0],"radius":5}"#)
         }
         expectRejection(.keyMismatch, #"key "noslash" is not tag/externalId"#) { () throws(DecodeError) in
             try geofenceChange(key: "noslash", nil)
@@ -81,7 +85,8 @@ struct GeofenceDecoderTests {
         expectRejection(.coordinateOutOfRange, "polygon ring 1 position 2: coordinates latitude 91 out of range") {
             () throws(DecodeError) in
             try geofence(
-                #"{"tag":"t","externalId":"e","type":"polygon","coordinates":[[[0,0],[1,0],[1,1]],[[0,0],[1,0],[1,91]]]}"#)
+                #"{"tag":"t","externalId":"e","type":"polygon","coordinates":[[[0,0],[1,0],[1,1]],[[0,0],[1,0],[1,91]]]}"#
+            )
         }
         let many = (0..<10_001).map { "[\(Double($0) / 100_000),\(Double($0 % 7) / 1000)]" }.joined(separator: ",")
         expectRejection(.invalidGeometry, "polygon has more than 10000 positions") { () throws(DecodeError) in

@@ -81,14 +81,17 @@ struct ReaderTests {
 
     /// Random JSON-ish texts built from a small alphabet: our verdict must match Foundation's.
     @Test func agreesWithFoundationOnRandomTexts() {
-        let pieces = ["{", "}", "[", "]", ",", ":", "\"a\"", "\"\\u00e9\"", "1", "-0.5e2", "true", "null", " ", "\"", "0"]
+        let pieces = [
+            "{", "}", "[", "]", ",", ":", "\"a\"", "\"\\u00e9\"", "1", "-0.5e2", "true", "null", " ", "\"", "0",
+        ]
         var rng = SplitMix(state: 2026)
         var agreed = 0
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 1...8, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
             let bytes = Array(text.utf8)
             let ours = validates(bytes)
-            let trailingComma = text.replacingOccurrences(of: " ", with: "").contains(",]")
+            let trailingComma =
+                text.replacingOccurrences(of: " ", with: "").contains(",]")
                 || text.replacingOccurrences(of: " ", with: "").contains(",}")
             // Foundation also rejects valid numbers beyond Double's range (-0.5e2111).
             let hugeExponent = text.range(of: #"e[0-9]{3}"#, options: .regularExpression) != nil
@@ -107,7 +110,11 @@ struct ReaderTests {
             var cursor = try reader.beginObject()
             var raw: RawJSON?
             while let key = try reader.nextKey(&cursor) {
-                if reader.matches(key, "x") { raw = reader.rawJSON(try reader.captureValue()) } else { try reader.skipValue() }
+                if reader.matches(key, "x") {
+                    raw = reader.rawJSON(try reader.captureValue())
+                } else {
+                    try reader.skipValue()
+                }
             }
             try reader.finish()
             return raw

@@ -23,7 +23,8 @@ struct RobustnessTests {
         #"{"tag":"t","externalId":"e","type":"polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]],"radius":5,"enabled":true,"dwellThreshold":3}"#,
     ]
 
-    static let interesting: [UInt8] = Array(#"{}[]",:\-+.eE0123456789tfnu"#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
+    static let interesting: [UInt8] =
+        Array(#"{}[]",:\-+.eE0123456789tfnu"#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
 
     /// Random byte mutations of valid records: never a crash, always a value or a DecodeError,
     /// and whatever decodes must agree with the validator.

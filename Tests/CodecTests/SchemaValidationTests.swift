@@ -31,7 +31,8 @@ struct SchemaValidationTests {
         }
         var letters: [[UInt8]] = []
         for (i, reason) in RejectionReason.allCases.enumerated() {
-            let value: [UInt8]? = i % 3 == 0 ? [0xFF, 0xFE, UInt8(i)] : i % 3 == 1 ? Array("{\"userId\":\(i)}".utf8) : nil
+            let value: [UInt8]? =
+                i % 3 == 0 ? [0xFF, 0xFE, UInt8(i)] : i % 3 == 1 ? Array("{\"userId\":\(i)}".utf8) : nil
             let letter = DeadLetter(
                 reason: reason, detail: "detail \(i) \"quoted\"", topic: "tripstream.locations", partition: Int32(i),
                 offset: Int64(i) * 1000, key: i % 2 == 0 ? Array("user-\(i)".utf8) : nil, value: value,
@@ -120,9 +121,11 @@ struct SchemaValidationTests {
             exited.replacingOccurrences(of: #","duration":105"#, with: ""),
             exited.replacingOccurrences(of: #""live":true"#, with: #""live":true,"extra":1"#),
             exited.replacingOccurrences(of: #"0123456789abcdef00000002"#, with: "0123456789ABCDEF00000002"),
-            exited.replacingOccurrences(of: #""createdAt":"2026-05-12T14:30:02.000Z""#, with: #""createdAt":"2026-05-12T14:30:02Z""#),
+            exited.replacingOccurrences(
+                of: #""createdAt":"2026-05-12T14:30:02.000Z""#, with: #""createdAt":"2026-05-12T14:30:02Z""#),
             exited.replacingOccurrences(of: #","actualCreatedAt":"1970-01-01T00:00:00.000Z""#, with: ""),
-            exited.replacingOccurrences(of: #""type":"user.exited_geofence""#, with: #""type":"user.entered_geofence""#),
+            exited.replacingOccurrences(
+                of: #""type":"user.exited_geofence""#, with: #""type":"user.entered_geofence""#),
         ]
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tripstream-strict-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -178,7 +181,8 @@ struct SchemaAgreementTests {
             #expect((try? TripCommandDecoder.decode(line)) == nil, "\(String(decoding: line, as: UTF8.self))")
         }
         for line in try lines("invalid/geofence.ndjson") {
-            #expect((try? GeofenceDecoder.decode(key: nil, value: line)) == nil, "\(String(decoding: line, as: UTF8.self))")
+            #expect(
+                (try? GeofenceDecoder.decode(key: nil, value: line)) == nil, "\(String(decoding: line, as: UTF8.self))")
         }
         for line in try lines("events.ndjson") { _ = try EventDecoder.decode(line) }
         for line in try lines("dead-letters.ndjson") { _ = try DeadLetterDecoder.decode(line) }

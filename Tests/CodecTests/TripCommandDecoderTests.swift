@@ -31,7 +31,8 @@ struct TripCommandDecoderTests {
 
     @Test func completeAndCancelNeedOnlyTheExternalId() throws {
         for kind in ["complete", "cancel", "update"] {
-            let c = try command(#"{"type":"\#(kind)","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t"}}"#)
+            let c = try command(
+                #"{"type":"\#(kind)","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t"}}"#)
             #expect(c.kind.name == kind && c.trip == TripOptions(externalId: "t"))
         }
     }
@@ -44,7 +45,8 @@ struct TripCommandDecoderTests {
         expectRejection(.missingField, #"missing field "trip.destinationGeofenceExternalId""#) {
             () throws(DecodeError) in
             try command(
-                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","destinationGeofenceTag":"shift"}}"#)
+                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","destinationGeofenceTag":"shift"}}"#
+            )
         }
     }
 
@@ -65,33 +67,39 @@ struct TripCommandDecoderTests {
         expectRejection(.unknownEnumValue, #"trip.mode "plane" is not one of car, truck, bike, foot, motorbike"#) {
             () throws(DecodeError) in
             try command(
-                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","mode":"plane"}}"#)
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","mode":"plane"}}"#
+            )
         }
         expectRejection(.valueOutOfRange, "trip.approachingThreshold 0 out of range [1, 1440]") {
             () throws(DecodeError) in
             try command(
-                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","approachingThreshold":0}}"#)
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","approachingThreshold":0}}"#
+            )
         }
         expectRejection(.wrongType, "trip.approachingThreshold must be an integer, got 5.5") { () throws(DecodeError) in
             try command(
-                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","approachingThreshold":5.5}}"#)
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","approachingThreshold":5.5}}"#
+            )
         }
         expectRejection(.coordinateOutOfRange, "trip.destinationCoordinates latitude 95 out of range [-90, 90]") {
             () throws(DecodeError) in
             try command(
-                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","destinationCoordinates":[1,95]}}"#)
+                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","destinationCoordinates":[1,95]}}"#
+            )
         }
         expectRejection(.invalidGeometry, "trip.destinationCoordinates must be [longitude, latitude], got 1 elements") {
             () throws(DecodeError) in
             try command(
-                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","destinationCoordinates":[1]}}"#)
+                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","destinationCoordinates":[1]}}"#
+            )
         }
         expectRejection(.wrongType, "trip must be an object, got string") { () throws(DecodeError) in
             try command(#"{"type":"cancel","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":"t"}"#)
         }
         expectRejection(.badTimestamp, "trip.scheduledArrivalAt") { () throws(DecodeError) in
             try command(
-                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","scheduledArrivalAt":"soon"}}"#)
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","scheduledArrivalAt":"soon"}}"#
+            )
         }
     }
 }

@@ -11,19 +11,21 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
 
 @Suite("JSONWriter")
 struct WriterTests {
-    @Test(arguments: [
-        (411_407_460, "41.140746"), (-86_102_910, "-8.610291"), (0, "0"), (1, "0.0000001"), (-1, "-0.0000001"),
-        (1_800_000_000, "180"), (-900_000_000, "-90"), (Int32.min, "-214.7483648"), (10_000_000, "1"),
-        (15_000_000, "1.5"),
-    ] as [(Int32, String)])
+    @Test(
+        arguments: [
+            (411_407_460, "41.140746"), (-86_102_910, "-8.610291"), (0, "0"), (1, "0.0000001"), (-1, "-0.0000001"),
+            (1_800_000_000, "180"), (-900_000_000, "-90"), (Int32.min, "-214.7483648"), (10_000_000, "1"),
+            (15_000_000, "1.5"),
+        ] as [(Int32, String)])
     func coordinates(e7: Int32, text: String) {
         #expect(written { $0.coordinateE7(e7) } == text)
     }
 
-    @Test(arguments: [
-        (480, "8"), (510, "8.5"), (500, "8.33"), (0, "0"), (1, "0.02"), (59, "0.98"), (-90, "-1.5"), (3, "0.05"),
-        (86_400, "1440"),
-    ] as [(Int64, String)])
+    @Test(
+        arguments: [
+            (480, "8"), (510, "8.5"), (500, "8.33"), (0, "0"), (1, "0.02"), (59, "0.98"), (-90, "-1.5"), (3, "0.05"),
+            (86_400, "1440"),
+        ] as [(Int64, String)])
     func minutes(seconds: Int64, text: String) {
         #expect(written { $0.minutes(seconds: seconds) } == text)
     }
@@ -35,7 +37,9 @@ struct WriterTests {
         #expect(written { $0.double(55.5) } == "55.5")
         #expect(written { $0.float(4.7) } == "4.7")
         #expect(written { $0.timestamp(1_372_636_853_000) } == #""2013-07-01T00:00:53.000Z""#)
-        #expect(written { $0.eventID(EventID(high: 0x0123_4567_89ab_cdef, low: 0xfeed_beef)) } == #""0123456789abcdeffeedbeef""#)
+        #expect(
+            written { $0.eventID(EventID(high: 0x0123_4567_89ab_cdef, low: 0xfeed_beef)) }
+                == #""0123456789abcdeffeedbeef""#)
     }
 
     @Test func escaping() {
@@ -45,7 +49,13 @@ struct WriterTests {
         let expected = "\"" + String(repeating: #"ab\u0000\"é"#, count: 100) + "\""
         #expect(written { $0.string(long) } == expected)
         #expect(written { w in for _ in 0..<100 { w.string(long) } } == String(repeating: expected, count: 100))
-        #expect(written { w in for i in 0..<1000 { w.int(Int64(i)); w.byte(44) } } == (0..<1000).map { "\($0)," }.joined())
+        #expect(
+            written { w in
+                for i in 0..<1000 {
+                    w.int(Int64(i))
+                    w.byte(44)
+                }
+            } == (0..<1000).map { "\($0)," }.joined())
     }
 
     @Test func standaloneWriterAppendsToTheBuffer() {
@@ -54,17 +64,19 @@ struct WriterTests {
         #expect(buffer.isEmpty)
         for i in 0..<300 { w.fixedPoint(Int64(i), decimals: 1) }
         w.finish(into: &buffer)
-        #expect(String(decoding: buffer, as: UTF8.self) == "x" + (0..<300).map { i in i % 10 == 0 ? "\(i / 10)" : "\(i / 10).\(i % 10)" }.joined())
+        #expect(
+            String(decoding: buffer, as: UTF8.self) == "x"
+                + (0..<300).map { i in i % 10 == 0 ? "\(i / 10)" : "\(i / 10).\(i % 10)" }.joined())
     }
 
     @Test func doublesAndFloats() {
         #expect(written { $0.double(-0.0) } == "-0")
         #expect(written { $0.double(1e15) } == "1000000000000000")
         #expect(written { $0.double(1.5e300) } == "1.5e+300")
-        #expect(written { $0.double(123456789012345) } == "123456789012345")
+        #expect(written { $0.double(123_456_789_012_345) } == "123456789012345")
         #expect(written { $0.double(0.1) } == "0.1")
         #expect(written { $0.float(1e-5) } == "1e-05")
-        #expect(written { $0.float(16777216) } == "16777216")
+        #expect(written { $0.float(16_777_216) } == "16777216")
     }
 
     /// Random strings (all of Unicode, control characters included) survive write → read, and
@@ -94,7 +106,8 @@ struct WriterTests {
                 return s
             }
             #expect(back == original)
-            let foundation = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as? String
+            let foundation =
+                try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as? String
             // Foundation drops U+FEFF (a byte order mark) even inside a string; skip those.
             if !original.unicodeScalars.contains("\u{feff}") { #expect(foundation == original) }
         }

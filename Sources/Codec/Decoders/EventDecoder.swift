@@ -57,9 +57,10 @@ public enum EventDecoder {
             } else if reader.matches(key, "location") {
                 location = try reader.pointField("location", &issue)
             } else if reader.matches(key, "locationAccuracy") {
-                accuracy = try reader.doubleField(
-                    "locationAccuracy", range: 0...Double.greatestFiniteMagnitude, rangeText: "[0, ∞)", &issue
-                ).map { Float($0) } ?? .nan
+                accuracy =
+                    try reader.doubleField(
+                        "locationAccuracy", range: 0...Double.greatestFiniteMagnitude, rangeText: "[0, ∞)", &issue
+                    ).map { Float($0) } ?? .nan
             } else if reader.matches(key, "user") {
                 try user(&reader, &issue, &userId, &deviceId, &userMetadata)
             } else if reader.matches(key, "geofence") {

@@ -25,7 +25,8 @@ public enum GeofenceDecoder {
     public static func decode(key: String?, value: UnsafeRawBufferPointer?) throws(DecodeError) -> GeofenceChange {
         guard let value, !isNullOrEmpty(value) else { return try delete(key: key) }
         guard value.count <= FixDecoder.maxRecordBytes * 16 else {
-            throw DecodeError(.recordTooLarge, "record is \(value.count) bytes, limit \(FixDecoder.maxRecordBytes * 16)")
+            throw DecodeError(
+                .recordTooLarge, "record is \(value.count) bytes, limit \(FixDecoder.maxRecordBytes * 16)")
         }
         let geofence = try decodeGeofence(value)
         if let key {
@@ -93,7 +94,8 @@ public enum GeofenceDecoder {
                 externalId = try reader.stringField("externalId", &issue)
             } else if reader.matches(key, "description") {
                 description =
-                    try reader.stringField("description", maxBytes: 1024, allowEmpty: true, nullable: true, &issue) ?? ""
+                    try reader.stringField("description", maxBytes: 1024, allowEmpty: true, nullable: true, &issue)
+                    ?? ""
             } else if reader.matches(key, "type") {
                 isCircle = try reader.enumField("type", choices: "circle, polygon", nullable: false, &issue) { bytes in
                     bytes.elementsEqual("circle".utf8) ? true : bytes.elementsEqual("polygon".utf8) ? false : nil

@@ -128,7 +128,8 @@ extension JSONReader {
         return value
     }
 
-    mutating func boolField(_ field: StaticString, nullable: Bool = true, _ issue: inout DecodeError?) throws(DecodeError)
+    mutating func boolField(_ field: StaticString, nullable: Bool = true, _ issue: inout DecodeError?)
+        throws(DecodeError)
         -> Bool?
     {
         if nullable, try skipNull() { return nil }
@@ -234,9 +235,10 @@ extension JSONReader {
         var local: DecodeError?
         while let key = try nextKey(&cursor) {
             if matches(key, "type") {
-                isPoint = try enumField("type", choices: "Point", nullable: false, &local) { bytes in
-                    bytes.elementsEqual("Point".utf8) ? true : nil
-                } ?? false
+                isPoint =
+                    try enumField("type", choices: "Point", nullable: false, &local) { bytes in
+                        bytes.elementsEqual("Point".utf8) ? true : nil
+                    } ?? false
             } else if matches(key, "coordinates") {
                 coordinate = try position("coordinates", &local)
             } else {

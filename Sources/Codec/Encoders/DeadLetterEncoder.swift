@@ -7,21 +7,21 @@ import Domain
 public enum DeadLetterEncoder {
     public static func encode(_ letter: DeadLetter, into buffer: inout [UInt8]) {
         JSONWriter.append(to: &buffer) { w in
-        w.raw("{\"reason\":")
-        w.string(letter.reason.rawValue)
-        w.raw(",\"detail\":")
-        w.string(letter.detail)
-        w.raw(",\"topic\":")
-        w.string(letter.topic)
-        w.raw(",\"partition\":")
-        w.int(letter.partition)
-        w.raw(",\"offset\":")
-        w.int(letter.offset)
-        if let key = letter.key { w.payload(key, text: ",\"key\":", base64: ",\"keyBase64\":\"") }
-        if let value = letter.value { w.payload(value, text: ",\"value\":", base64: ",\"valueBase64\":\"") }
-        w.raw(",\"receivedAt\":")
-        w.timestamp(letter.receivedAt)
-        w.byte(UInt8(ascii: "}"))
+            w.raw("{\"reason\":")
+            w.string(letter.reason.rawValue)
+            w.raw(",\"detail\":")
+            w.string(letter.detail)
+            w.raw(",\"topic\":")
+            w.string(letter.topic)
+            w.raw(",\"partition\":")
+            w.int(letter.partition)
+            w.raw(",\"offset\":")
+            w.int(letter.offset)
+            if let key = letter.key { w.payload(key, text: ",\"key\":", base64: ",\"keyBase64\":\"") }
+            if let value = letter.value { w.payload(value, text: ",\"value\":", base64: ",\"valueBase64\":\"") }
+            w.raw(",\"receivedAt\":")
+            w.timestamp(letter.receivedAt)
+            w.byte(UInt8(ascii: "}"))
         }
     }
 }

@@ -22,7 +22,7 @@ extension JSONWriter {
         raw(",\"description\":")
         string(g.description)
         switch g.shape {
-        case let .circle(center, radius):
+        case .circle(let center, let radius):
             raw(",\"type\":\"circle\",\"geometryCenter\":")
             point(center)
             if radius.isFinite {

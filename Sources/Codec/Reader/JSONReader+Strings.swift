@@ -61,11 +61,15 @@ extension JSONReader {
             return i + 2
         case UInt8(ascii: "u"):
             guard let unit = hex4(at: i + 2) else { throw syntaxError("\\u must be followed by 4 hex digits") }
-            if unit >= 0xDC00 && unit <= 0xDFFF { throw syntaxError("lone low surrogate \\u\(String(unit, radix: 16))") }
+            if unit >= 0xDC00 && unit <= 0xDFFF {
+                throw syntaxError("lone low surrogate \\u\(String(unit, radix: 16))")
+            }
             if unit >= 0xD800 && unit <= 0xDBFF {
                 guard i + 7 < buffer.count, buffer[i + 6] == UInt8(ascii: "\\"), buffer[i + 7] == UInt8(ascii: "u"),
                     let low = hex4(at: i + 8), low >= 0xDC00 && low <= 0xDFFF
-                else { throw syntaxError("high surrogate \\u\(String(unit, radix: 16)) not followed by a low surrogate") }
+                else {
+                    throw syntaxError("high surrogate \\u\(String(unit, radix: 16)) not followed by a low surrogate")
+                }
                 return i + 12
             }
             return i + 6

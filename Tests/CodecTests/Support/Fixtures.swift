@@ -13,10 +13,12 @@ enum Fixtures {
 
     static let yard = Geofence(
         tag: "yard", externalId: "north \"yard\"", description: "",
-        shape: .polygon(rings: [[
-            Coordinate(latitude: 41.0, longitude: -8.0), Coordinate(latitude: 41.0, longitude: -7.9),
-            Coordinate(latitude: 41.1, longitude: -7.9), Coordinate(latitude: 41.0, longitude: -8.0),
-        ]]), enabled: false)
+        shape: .polygon(rings: [
+            [
+                Coordinate(latitude: 41.0, longitude: -8.0), Coordinate(latitude: 41.0, longitude: -7.9),
+                Coordinate(latitude: 41.1, longitude: -7.9), Coordinate(latitude: 41.0, longitude: -8.0),
+            ]
+        ]), enabled: false)
 
     static let plan = TripPlan(
         externalId: "trip_shift_12345", destinationGeofenceTag: "shift", destinationGeofenceExternalId: "shift_12345",
