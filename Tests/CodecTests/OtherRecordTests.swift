@@ -1,0 +1,69 @@
+import Codec
+import Domain
+import Foundation
+import Testing
+
+@Suite("ETA, user state and dead-letter records")
+struct OtherRecordTests {
+    @Test func etaRecord() {
+        var bytes: [UInt8] = []
+        #expect(EtaEncoder.encode(Fixtures.allEvents[13], actualCreatedAt: Fixtures.processedAt, into: &bytes))
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"_id":"0123456789abcdef0000000e","userId":"pro_user_456","externalId":"trip_shift_12345","#
+                + #""status":"started","createdAt":"2026-05-12T14:30:14.000Z","actualCreatedAt":"2026-05-12T14:30:01.234Z","#
+                + #""live":true,"location":{"type":"Point","coordinates":[-73.9911,40.7342]},"eta":{"duration":19.5,"distance":9000},"#
+                + #""destinationGeofenceTag":"shift","destinationGeofenceExternalId":"shift_12345","#
+                + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","delayed":true}"#)
+        var none: [UInt8] = []
+        #expect(!EtaEncoder.encode(Fixtures.allEvents[0], actualCreatedAt: 0, into: &none) && none.isEmpty)
+    }
+
+    @Test func userState() throws {
+        let snapshot = UserSnapshot(
+            userId: "u1", deviceId: "d", metadata: Fixtures.userMetadata, lastFixAt: Fixtures.t0,
+            location: Coordinate(latitudeE7: 1, longitudeE7: -1), locationAccuracy: 12.5, speed: 3.25,
+            trip: Fixtures.allEvents[5].trip,
+            geofences: [
+                UserSnapshot.Presence(geofence: Fixtures.shift, enteredAt: Fixtures.t0 - 60_000),
+                UserSnapshot.Presence(geofence: Fixtures.yard, enteredAt: Fixtures.t0 - 120_000),
+            ])
+        var bytes: [UInt8] = []
+        UserStateEncoder.encode(snapshot, updatedAt: Fixtures.processedAt, into: &bytes)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["userId"] as? String == "u1" && object["speed"] as? Double == 3.25)
+        #expect((object["geofences"] as? [[String: Any]])?[1]["externalId"] as? String == "north \"yard\"")
+        var empty: [UInt8] = []
+        UserStateEncoder.encode(
+            UserSnapshot(
+                userId: "u2", deviceId: nil, metadata: nil, lastFixAt: nil, location: nil, locationAccuracy: .nan,
+                speed: .nan, trip: nil, geofences: []), updatedAt: 0, into: &empty)
+        #expect(
+            String(decoding: empty, as: UTF8.self)
+                == #"{"userId":"u2","updatedAt":"1970-01-01T00:00:00.000Z","geofences":[]}"#)
+    }
+
+    @Test func deadLettersKeepTheOriginalBytes() throws {
+        let cases: [([UInt8]?, [UInt8]?)] = [
+            (Array("20000380".utf8), Array(#"{"userId":"u","bad":"\u0000 é"}"#.utf8)),
+            (nil, [0xFF, 0x00, 0x22, 0x5C, 0x0A]),
+            ([0xC3], nil),
+            (Array("k\u{0}\n\"".utf8), Array("plain text with \t tab".utf8)),
+        ]
+        for (key, value) in cases {
+            let letter = DeadLetter(
+                reason: .invalidJSON, detail: "invalid JSON at byte 3: \"x\"", topic: "tripstream.locations",
+                partition: 3, offset: 1234, key: key, value: value, receivedAt: Fixtures.processedAt)
+            var bytes: [UInt8] = []
+            DeadLetterEncoder.encode(letter, into: &bytes)
+            #expect(try DeadLetterDecoder.decode(bytes) == letter)
+            // Independent check with Foundation: the text field holds the exact original string.
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            if let value, let text = String(validating: value, as: UTF8.self) {
+                #expect(object["value"] as? String == text)
+            } else if let value {
+                #expect(object["valueBase64"] as? String == Data(value).base64EncodedString())
+            }
+        }
+    }
+}
