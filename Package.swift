@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         .target(name: "LZ4IO", dependencies: ["CLZ4"]),
+        .target(name: "CHeapStats"),
 
         // MARK: - Pure code
         .target(name: "Domain"),
@@ -26,7 +27,9 @@ let package = Package(
         .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "Simulation"]),
         .executableTarget(
             name: "tripstream",
-            dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "CommandLineKit", "Simulation"]),
+            dependencies: [
+                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "CommandLineKit", "Simulation", "CHeapStats",
+            ]),
 
         // MARK: - Tests
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
@@ -39,7 +42,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CHeapStats" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     if target.type == .regular || target.type == .executable {

@@ -25,9 +25,16 @@ public struct SimulationSettings: Sendable, Equatable {
     /// Start of the simulated day. Default: 2026-01-05T08:00:00Z.
     public var start: UnixMillis = 1_767_600_000_000
     public var seed: UInt64 = 1
-    /// Center of the simulated city (Porto) and its half-size, meters.
+    /// Center of the simulated city (Porto).
     public var cityCenter = Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)
-    public var cityRadius = 8_000.0
+    /// Radius of the city, meters; nil: sized so geofences cover about 30% of it (an urban density
+    /// where a driver is inside a geofence now and then, not always inside several).
+    public var cityRadius: Double?
+
+    /// The city radius in effect.
+    public var effectiveCityRadius: Double {
+        cityRadius ?? max(3_000, (Double(geofences) * 31_831).squareRoot())
+    }
 
     public init() {}
 }

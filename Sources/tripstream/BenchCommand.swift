@@ -1,4 +1,5 @@
 import CommandLineKit
+import Foundation
 import Domain
 import Runtime
 import Simulation
@@ -24,6 +25,8 @@ enum BenchCommand {
                    default: "300000"),
             .value("work-dir", valueName: "dir", help: "Where the replay stage writes its files.",
                    default: "/tmp/tripstream-bench"),
+            .repeatable("stage", valueName: "name",
+                        help: "Only these stages (jsondecoder, decode, fold, encode, replay-path); default all."),
             .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
         ])
 
@@ -44,14 +47,17 @@ enum BenchCommand {
         let stages = BenchStages(workload: workload, workDirectory: try parsed.string("work-dir"),
                                  baselineFixes: try parsed.int("baseline-fixes"))
         var results: [(String, BenchResult)] = []
-        for stage in stages.all {
+        let only = Set(parsed.strings("stage"))
+        for stage in stages.all where only.isEmpty || only.contains(stage.name.replacingOccurrences(of: " ", with: "-")) {
             let result = try BenchResult.measure(runs: runs, stage.run)
             results.append((stage.name, result))
             Terminal.output("\(stage.name.padded(16))\(result.summary(unit: stage.unit))")
         }
-        let baseline = results.first { $0.0 == "jsondecoder" }!.1.medianRate
-        let whole = results.first { $0.0 == "replay path" }!.1.medianRate
-        Terminal.output("ratio           replay path / JSONDecoder = \(String(format1: whole / baseline))× (median of \(runs) runs each)")
+        if let baseline = results.first(where: { $0.0 == "jsondecoder" })?.1.medianRate,
+            let whole = results.first(where: { $0.0 == "replay path" })?.1.medianRate
+        {
+            Terminal.output("ratio           replay path / JSONDecoder = \(String(format1: whole / baseline))× (median of \(runs) runs each)")
+        }
         let memory = stages.memoryPerUser()
         Terminal.output("memory          \(memory.bytesPerUser) bytes per tracked user (\(memory.users) users, heap in use after folding every fix)")
         if try parsed.bool("pipeline") {

@@ -1,3 +1,4 @@
+import CHeapStats
 import Codec
 import Domain
 import Foundation
@@ -140,24 +141,14 @@ struct BenchStages {
 
     nonisolated(unsafe) private static var inputsWritten = false
 
-    /// Resident bytes per user once every fix of the workload is folded (growth of the process's
-    /// resident set while folding, events discarded as they come).
+    /// Heap bytes per user once every fix of the workload is folded (events discarded as they come).
     func memoryPerUser() -> (bytesPerUser: Int, users: Int) {
-        let before = Self.residentBytes()
+        let before = tripstream_heap_in_use()
         let result = fold()
-        let after = Self.residentBytes()
+        let after = tripstream_heap_in_use()
         let users = result.fold.userCount
         withExtendedLifetime(result.fold) {}
         return ((Int(after) - Int(before)) / max(users, 1), users)
     }
 }
 
-extension BenchStages {
-    /// Resident set size from /proc/self/statm.
-    static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-}

@@ -24,6 +24,9 @@ public struct FoldSettings: Sendable, Equatable {
     /// parked jitter stays below it. Default: 15.
     public var mileageMinimumStep: Double = 15
 
+    /// A last location older than this when a trip starts is not where the trip starts: mileage
+    /// and the ETA wait for the first fix. Default: 2 min.
+    public var freshLocation: UnixMillis = 120_000
     /// Default approaching threshold when a trip gives none, minutes. Default: 5.
     public var defaultApproachingThreshold: Int = 5
     /// Default radius of a destination given as coordinates, meters. Default: 100.

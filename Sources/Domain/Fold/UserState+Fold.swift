@@ -8,8 +8,7 @@ extension UserState {
         case let .command(box):
             return apply(box.command, context: context, events: &events)
         case let .fixExtras(extras):
-            if let deviceId = extras.deviceId { self.deviceId = deviceId }
-            if let metadata = extras.metadata { self.metadata = metadata }
+            merge(extras)
             return applyFix(input, context: context, events: &events)
         case .none:
             return applyFix(input, context: context, events: &events)

@@ -16,9 +16,10 @@ extension UserState {
             let plan = Self.makePlan(command.trip, base: nil, settings: context.settings)
             var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .started, startedAt: time),
                                         ordinal: tripCount)
-            progress.mileageAnchor = location
+            let fresh = location != nil && time - locationAt <= context.settings.freshLocation
+            progress.mileageAnchor = fresh ? location : nil
             trip = progress
-            refreshTrip(at: time, accuracy: .infinity, context: context)
+            if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
             events.append(tripEvent(.startedTrip, at: time, context: context))
             return .applied
         case .update:
@@ -87,38 +88,44 @@ extension UserState {
         at position: Coordinate, accuracy: Double, time: UnixMillis, relocated: Bool, context: FoldContext,
         events: inout [Event]
     ) {
-        guard let wasStatus = trip?.snapshot.status, wasStatus.isActive else { return }
-        // Mutate in place through `trip!`: a local copy would share the checkpoint array and make
-        // every append copy it.
-        if relocated || trip!.mileageAnchor == nil {
-            trip!.mileageAnchor = position  // a confirmed jump is not driven distance
-        } else if let anchor = trip!.mileageAnchor {
+        guard hasActiveTrip, let box = uniqueTripBox() else { return }
+        // Work on the boxed trip in place: no copies of the trip per fix.
+        let wasStatus = box.value!.snapshot.status
+        if relocated || box.value!.mileageAnchor == nil {
+            box.value!.mileageAnchor = position  // a confirmed jump is not driven distance
+        } else if let anchor = box.value!.mileageAnchor {
             let step = Geodesy.distance(anchor, position)
             if step >= context.settings.mileageMinimumStep {
-                trip!.distance += step
-                trip!.mileageAnchor = position
+                box.value!.distance += step
+                box.value!.mileageAnchor = position
             }
         }
-        let arrivedNow = refreshTrip(at: time, accuracy: accuracy, context: context)
-        guard trip != nil else { return }
+        var arrivedNow = false
+        if let destination = Self.destinationDistance(of: box.value!.snapshot.plan, from: position,
+                                                      in: context.geofences)
+        {
+            arrivedNow = Self.refresh(&box.value!, learning: &etaLearning, destination: destination, at: time,
+                                      accuracy: accuracy, context: context)
+        }
 
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
         if arrivedNow {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
             return
         }
-        if wasStatus == .started, trip!.snapshot.status == .started, let eta = trip!.snapshot.eta,
-            Int64(eta.durationSeconds) <= Int64(trip!.snapshot.plan.approachingThreshold) * 60
+        let snapshot = box.value!.snapshot
+        if wasStatus == .started, snapshot.status == .started, let eta = snapshot.eta,
+            Int64(eta.durationSeconds) <= Int64(snapshot.plan.approachingThreshold) * 60
         {
-            trip!.snapshot.status = .approaching
+            box.value!.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
-        if let scheduled = trip!.snapshot.plan.scheduledArrivalAt, trip!.snapshot.delayMinutes == nil,
-            trip!.snapshot.status != .arrived, let eta = trip!.snapshot.eta
+        if let scheduled = snapshot.plan.scheduledArrivalAt, snapshot.delayMinutes == nil,
+            snapshot.status != .arrived, let eta = snapshot.eta
         {
             let late = time + Int64(eta.durationSeconds) * 1000 - scheduled
             if late > 0 {
-                trip?.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
+                box.value!.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
                 events.append(tripEvent(.delayedTrip, at: time, context: context))
             }
         }
@@ -128,12 +135,19 @@ extension UserState {
     /// - Returns: whether the trip arrived just now.
     @discardableResult
     mutating func refreshTrip(at time: UnixMillis, accuracy: Double, context: FoldContext) -> Bool {
-        guard let location, let plan = trip?.snapshot.plan, trip!.snapshot.status.isActive,
+        guard let location, hasActiveTrip, let plan = trip?.snapshot.plan,
             let destination = Self.destinationDistance(of: plan, from: location, in: context.geofences)
         else { return false }
-        // Taken out and put back, so the checkpoint array is uniquely referenced while it grows.
-        var progress = trip.take()!
-        defer { trip = progress }
+        let box = uniqueTripBox()!
+        return Self.refresh(&box.value!, learning: &etaLearning, destination: destination, at: time,
+                            accuracy: accuracy, context: context)
+    }
+
+    /// `refreshTrip` on a trip borrowed in place.
+    private static func refresh(_ progress: inout TripProgress, learning etaLearning: inout EtaLearning,
+                                destination: (signed: Double, radius: Double), at time: UnixMillis,
+                                accuracy: Double, context: FoldContext) -> Bool
+    {
         let settings = context.settings
         var arrivedNow = false
         if accuracy.isFinite {
@@ -188,7 +202,9 @@ extension UserState {
     func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext,
                    extra: (inout StableHasher) -> Void = { _ in }) -> Event
     {
-        guard let progress = trip else { preconditionFailure("trip events need a trip") }
+        guard let box = tripBoxForReading, let progress = box.value else {
+            preconditionFailure("trip events need a trip")
+        }
         var event = makeEvent(type, at: time, context: context) {
             $0.combine(progress.snapshot.plan.externalId)
             $0.combine(UInt64(progress.ordinal))

@@ -9,8 +9,10 @@ public struct UserState: Sendable, Equatable {
     public var accuracy: Float = .nan
     /// Smoothed observed speed, m/s; NaN until two fixes were seen.
     public var speed: Float = .nan
-    public var deviceId: String?
-    public var metadata: RawJSON?
+    /// Last known device id and user metadata, shared by reference with the fixes that carried them.
+    public var extras: FixExtras?
+    public var deviceId: String? { extras?.deviceId }
+    public var metadata: RawJSON? { extras?.metadata }
 
     /// A run of fixes far from `location` that agree with each other: a real move, or a GPS jump.
     public var suspect: Coordinate?
@@ -21,13 +23,50 @@ public struct UserState: Sendable, Equatable {
     public var presences: [Presence] = []
     public var visitCount: UInt32 = 0
 
-    public var trip: TripProgress?
+    /// The trip, in a copy-on-write box: checkpoints share it until the live state changes it,
+    /// which keeps a user's three states (base, middle, current) small.
+    public var trip: TripProgress? {
+        get { tripBox?.value }
+        _modify {
+            if tripBox == nil {
+                tripBox = TripBox(nil)
+            } else if !isKnownUniquelyReferenced(&tripBox!) {
+                tripBox = TripBox(tripBox!.value)
+            }
+            yield &tripBox!.value
+            if case .none = tripBox!.value { tripBox = nil }
+        }
+        set { tripBox = newValue.map { TripBox($0) } }
+    }
+    private var tripBox: TripBox?
+
+    /// The trip's box, made unique first, for in-place work that also touches other fields.
+    mutating func uniqueTripBox() -> TripBox? {
+        guard tripBox != nil else { return nil }
+        if !isKnownUniquelyReferenced(&tripBox!) { tripBox = TripBox(tripBox!.value) }
+        return tripBox
+    }
+
+    /// The box itself, for reading fields without copying the trip out.
+    var tripBoxForReading: TripBox? { tripBox }
+
+    /// Whether a trip is active, without copying it out.
+    public var hasActiveTrip: Bool { tripBox?.value?.snapshot.status.isActive ?? false }
     public var tripCount: UInt32 = 0
 
     /// What this user's completed trips taught the ETA.
     public var etaLearning = EtaLearning()
 
     public init(userId: String) { self.userId = userId }
+
+    public static func == (lhs: UserState, rhs: UserState) -> Bool {
+        lhs.userId == rhs.userId && lhs.lastFixAt == rhs.lastFixAt && lhs.location == rhs.location
+            && lhs.locationAt == rhs.locationAt && lhs.accuracy.bitPattern == rhs.accuracy.bitPattern
+            && lhs.speed.bitPattern == rhs.speed.bitPattern && lhs.extras == rhs.extras && lhs.suspect == rhs.suspect && lhs.suspectAt == rhs.suspectAt
+            && lhs.suspectCount == rhs.suspectCount && lhs.presences == rhs.presences
+            && lhs.visitCount == rhs.visitCount && lhs.trip == rhs.trip && lhs.tripCount == rhs.tripCount
+            && lhs.etaLearning == rhs.etaLearning
+    }
 
     /// The public view for the users topic.
     public func snapshot(in geofences: GeofenceTable) -> UserSnapshot {
@@ -40,5 +79,30 @@ public struct UserState: Sendable, Equatable {
                     UserSnapshot.Presence(geofence: $0, enteredAt: presence.enteredAt)
                 }
             })
+    }
+}
+
+/// Holder of a user's trip; see `UserState.trip`.
+final class TripBox: @unchecked Sendable {
+    // Safe: only mutated through `UserState.trip`'s modify accessor after a uniqueness check.
+    var value: TripProgress?
+    init(_ value: TripProgress?) { self.value = value }
+}
+
+extension UserState {
+    /// Takes a fix's device id and metadata; a field the fix leaves out keeps its last value.
+    mutating func merge(_ incoming: FixExtras) {
+        guard let known = extras else {
+            extras = incoming
+            return
+        }
+        let deviceId = incoming.deviceId ?? known.deviceId
+        let metadata = incoming.metadata ?? known.metadata
+        if deviceId == known.deviceId, metadata == known.metadata { return }
+        if deviceId == incoming.deviceId, metadata == incoming.metadata {
+            extras = incoming
+        } else {
+            extras = FixExtras(deviceId: deviceId, metadata: metadata)
+        }
     }
 }

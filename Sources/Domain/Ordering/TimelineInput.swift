@@ -12,18 +12,19 @@ public struct TimelineInput: Sendable, Equatable {
 
     public var time: UnixMillis
     public var position: Coordinate
-    /// Meters; NaN when absent.
-    public var accuracy: Float
-    /// m/s; NaN when absent.
-    public var speed: Float
+    /// Accuracy in decimeters, `.max` when absent: 32-byte entries keep a user's history small.
+    /// The fold only ever sees this quantized value, live or refolding.
+    public var accuracyDecimeters: UInt16
+    /// Speed in cm/s, `.max` when absent.
+    public var speedCentimeters: UInt16
     public var replayed: Bool
     public var attachment: Attachment
 
     public init(fix: Fix, extras: FixExtras?) {
         time = fix.createdAt
         position = fix.position
-        accuracy = fix.accuracy
-        speed = fix.speed
+        accuracyDecimeters = Self.quantize(fix.accuracy, scale: 10)
+        speedCentimeters = Self.quantize(fix.speed, scale: 100)
         replayed = fix.replayed
         attachment = extras.map { .fixExtras($0) } ?? .none
     }
@@ -31,10 +32,23 @@ public struct TimelineInput: Sendable, Equatable {
     public init(command: TripCommand) {
         time = command.createdAt
         position = Coordinate(latitudeE7: 0, longitudeE7: 0)
-        accuracy = .nan
-        speed = .nan
+        accuracyDecimeters = .max
+        speedCentimeters = .max
         replayed = false
         attachment = .command(CommandBox(command))
+    }
+
+    /// Meters; NaN when absent.
+    @inline(__always) public var accuracy: Float {
+        accuracyDecimeters == .max ? .nan : Float(accuracyDecimeters) / 10
+    }
+
+    /// m/s; NaN when absent.
+    @inline(__always) public var speed: Float { speedCentimeters == .max ? .nan : Float(speedCentimeters) / 100 }
+
+    static func quantize(_ value: Float, scale: Float) -> UInt16 {
+        guard value.isFinite, value >= 0 else { return .max }
+        return UInt16(min((value * scale).rounded(), Float(UInt16.max - 1)))
     }
 
     public static func == (lhs: TimelineInput, rhs: TimelineInput) -> Bool {
@@ -63,9 +77,9 @@ public struct TimelineInput: Sendable, Equatable {
         case (.command, _): return true
         case (_, .command): return false
         default:
-            let ka = (position.latitudeE7, position.longitudeE7, accuracy.bitPattern, speed.bitPattern)
-            let kb = (other.position.latitudeE7, other.position.longitudeE7, other.accuracy.bitPattern,
-                      other.speed.bitPattern)
+            let ka = (position.latitudeE7, position.longitudeE7, accuracyDecimeters, speedCentimeters)
+            let kb = (other.position.latitudeE7, other.position.longitudeE7, other.accuracyDecimeters,
+                      other.speedCentimeters)
             if ka != kb { return ka < kb }
             return !replayed && other.replayed
         }
@@ -82,8 +96,8 @@ public struct TimelineInput: Sendable, Equatable {
         case (.none, .none): break
         default: return false
         }
-        return position == other.position && accuracy.bitPattern == other.accuracy.bitPattern
-            && speed.bitPattern == other.speed.bitPattern
+        return position == other.position && accuracyDecimeters == other.accuracyDecimeters
+            && speedCentimeters == other.speedCentimeters
     }
 }
 

@@ -4,7 +4,7 @@
 public struct PartitionFold: Sendable {
     public let settings: FoldSettings
     private var users = UserIndex()
-    private var timelines: [UserTimeline] = []
+    private var timelines = TimelineStore()
     /// Interned fix extras per user, so repeated deviceId/metadata cost no allocation.
     private var lastExtras: [FixExtras?] = []
     private var scheduledTimer: [UnixMillis] = []
@@ -27,11 +27,11 @@ public struct PartitionFold: Sendable {
     public var userCount: Int { timelines.count }
 
     public func state(of userId: String) -> UserState? {
-        users.slot(of: userId).map { timelines[Int($0)].current }
+        users.slot(of: userId).map { timelines[$0].current }
     }
 
     public func timeline(of userId: String) -> UserTimeline? {
-        users.slot(of: userId).map { timelines[Int($0)] }
+        users.slot(of: userId).map { timelines[$0] }
     }
 
     // MARK: - Inputs
@@ -75,7 +75,7 @@ public struct PartitionFold: Sendable {
         let live = !input.replayed && processingTime - input.time <= settings.liveLag
         let context = FoldContext(geofences: geofences, settings: settings, live: live)
         let first = events.count
-        let admission = timelines[Int(slot)].admit(input, context: context, events: &events)
+        let admission = timelines[slot].admit(input, context: context, events: &events)
         switch admission {
         case let .folded(outcome):
             record(outcome)
@@ -132,14 +132,14 @@ public struct PartitionFold: Sendable {
             scheduledTimer[Int(entry.slot)] = .max
             let context = FoldContext(
                 geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
-            timelines[Int(entry.slot)].tick(to: streamTime, context: context, events: &events)
+            timelines[entry.slot].tick(to: streamTime, context: context, events: &events)
             markTouched(entry.slot)
             schedule(entry.slot, geofences: geofences)
         }
     }
 
     private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {
-        let due = timelines[Int(slot)].current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
+        let due = timelines[slot].current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
         guard due != scheduledTimer[Int(slot)] else { return }
         scheduledTimer[Int(slot)] = due
         if due != .max { timers.push(due: due, slot: slot) }
@@ -173,7 +173,7 @@ public struct PartitionFold: Sendable {
             for slot in touched { isTouched[Int(slot)] = false }
             touched.removeAll(keepingCapacity: true)
         }
-        return touched.map { timelines[Int($0)] }
+        return touched.map { timelines[$0] }
     }
 
     // MARK: - Restore
@@ -182,7 +182,7 @@ public struct PartitionFold: Sendable {
     public mutating func restore(_ parts: UserTimeline.Parts, geofences: GeofenceTable) {
         let context = FoldContext(geofences: geofences, settings: settings, live: false)
         let slot = slot(for: parts.base.userId)
-        timelines[Int(slot)] = UserTimeline(parts: parts, context: context, historyLimit: settings.historyLimit)
+        timelines[slot] = UserTimeline(parts: parts, context: context, historyLimit: settings.historyLimit)
         schedule(slot, geofences: geofences)
     }
 

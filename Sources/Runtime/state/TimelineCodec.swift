@@ -65,8 +65,10 @@ public enum TimelineCodec {
         w.i64(s.locationAt)
         w.f32(s.accuracy)
         w.f32(s.speed)
-        w.optional(s.deviceId) { w, d in w.string(d) }
-        write(s.metadata, &w)
+        w.optional(s.extras) { w, x in
+            w.optional(x.deviceId) { w, d in w.string(d) }
+            write(x.metadata, &w)
+        }
         w.optional(s.suspect) { w, c in write(c, &w) }
         w.i64(s.suspectAt)
         w.u8(s.suspectCount)
@@ -91,8 +93,11 @@ public enum TimelineCodec {
         s.locationAt = try r.i64()
         s.accuracy = try r.f32()
         s.speed = try r.f32()
-        s.deviceId = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() }
-        s.metadata = try readJSON(&r)
+        s.extras = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+            FixExtras(
+                deviceId: try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() },
+                metadata: try readJSON(&r))
+        }
         s.suspect = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readCoordinate(&r) }
         s.suspectAt = try r.i64()
         s.suspectCount = try r.u8()

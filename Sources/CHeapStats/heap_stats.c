@@ -1,0 +1,7 @@
+#include "heap_stats.h"
+#include <malloc.h>
+
+size_t tripstream_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
