@@ -44,7 +44,7 @@ import Testing
             let parts = try TimelineCodec.decode(bytes)
             #expect(parts == timeline.parts)
             restored.restore(parts, geofences: table)
-            #expect(restored.state(of: timeline.current.userId) == timeline.current)
+            #expect(restored.state(of: timeline.userId) == timeline.current)
             if timeline.current.trip != nil { withTrips += 1 }
         }
         #expect(withTrips > 10)

@@ -33,21 +33,25 @@ public enum EtaModel {
         let elapsed = time - trip.snapshot.startedAt
         guard elapsed >= trip.nextCheckpointAt else { return }
         let d = max(centerDistance, settings.distanceFloor)
-        trip.checkpoints.append(TripProgress.Checkpoint(time: time, halfLogDistance: Float(0.5 * log(d))))
+        trip.checkpoints.append(TripProgress.Checkpoint(
+            elapsedSeconds: Int32(clamping: elapsed / 1000), halfLogDistance: Float(0.5 * log(d))))
         if trip.checkpointInterval == 0 { trip.checkpointInterval = settings.checkpointInterval }
         trip.nextCheckpointAt = elapsed + trip.checkpointInterval
         if trip.checkpoints.count == 8 {
             // Keep memory bounded on long trips: thin to every other checkpoint, sample half as often.
             trip.checkpoints = [trip.checkpoints[0], trip.checkpoints[2], trip.checkpoints[4], trip.checkpoints[6]]
             trip.checkpointInterval *= 2
-            trip.nextCheckpointAt = (trip.checkpoints[3].time - trip.snapshot.startedAt) + trip.checkpointInterval
+            trip.nextCheckpointAt = Int64(trip.checkpoints[3].elapsedSeconds) * 1000 + trip.checkpointInterval
         }
     }
 
     /// Learns from a trip that arrived at `arrival`: each checkpoint's actual time to arrival.
     public static func learn(from trip: TripProgress, arrival: UnixMillis, into learning: inout EtaLearning) {
-        for checkpoint in trip.checkpoints where arrival > checkpoint.time {
-            learning.logScaleSum += log(Double(arrival - checkpoint.time) / 1000) - Double(checkpoint.halfLogDistance)
+        let startedAt = trip.snapshot.startedAt
+        for checkpoint in trip.checkpoints {
+            let at = startedAt + Int64(checkpoint.elapsedSeconds) * 1000
+            guard arrival > at else { continue }
+            learning.logScaleSum += log(Double(arrival - at) / 1000) - Double(checkpoint.halfLogDistance)
             learning.observations &+= 1
         }
     }

@@ -4,8 +4,11 @@ public struct FoldContext {
     public let geofences: GeofenceTable
     public let settings: FoldSettings
     public var live: Bool
+    /// The user being folded (kept out of the state: a timeline holds three states).
+    public var userId: String
 
-    public init(geofences: GeofenceTable, settings: FoldSettings, live: Bool) {
+    public init(userId: String, geofences: GeofenceTable, settings: FoldSettings, live: Bool) {
+        self.userId = userId
         self.geofences = geofences
         self.settings = settings
         self.live = live

@@ -1,12 +1,13 @@
 /// A trip in progress: what the events show plus what the fold needs to keep measuring it.
 public struct TripProgress: Sendable, Equatable {
     /// A point where the ETA model will later compare its guess with the actual arrival.
+    /// 8 bytes: seconds since the trip started, and ½·ln(meters to go) then.
     public struct Checkpoint: Sendable, Equatable {
-        public var time: UnixMillis
+        public var elapsedSeconds: Int32
         public var halfLogDistance: Float
 
-        public init(time: UnixMillis, halfLogDistance: Float) {
-            self.time = time
+        public init(elapsedSeconds: Int32, halfLogDistance: Float) {
+            self.elapsedSeconds = elapsedSeconds
             self.halfLogDistance = halfLogDistance
         }
     }

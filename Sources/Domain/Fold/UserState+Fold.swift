@@ -70,11 +70,11 @@ extension UserState {
         -> Event
     {
         var hasher = StableHasher()
-        hasher.combine(userId)
+        hasher.combine(context.userId)
         hasher.combine(type.rawValue)
         id(&hasher)
         return Event(
-            id: EventID(hashing: hasher), type: type, userId: userId, createdAt: time, live: context.live,
+            id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, live: context.live,
             location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata)
     }
 

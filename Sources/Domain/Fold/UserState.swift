@@ -1,6 +1,5 @@
 /// Everything the fold knows about one user. A value: checkpoints are copies.
 public struct UserState: Sendable, Equatable {
-    public var userId: String
     /// Newest fix folded (accepted or filtered); `.min` before the first.
     public var lastFixAt: UnixMillis = .min
     /// Last accepted position and when.
@@ -57,10 +56,10 @@ public struct UserState: Sendable, Equatable {
     /// What this user's completed trips taught the ETA.
     public var etaLearning = EtaLearning()
 
-    public init(userId: String) { self.userId = userId }
+    public init() {}
 
     public static func == (lhs: UserState, rhs: UserState) -> Bool {
-        lhs.userId == rhs.userId && lhs.lastFixAt == rhs.lastFixAt && lhs.location == rhs.location
+        lhs.lastFixAt == rhs.lastFixAt && lhs.location == rhs.location
             && lhs.locationAt == rhs.locationAt && lhs.accuracy.bitPattern == rhs.accuracy.bitPattern
             && lhs.speed.bitPattern == rhs.speed.bitPattern && lhs.extras == rhs.extras && lhs.suspect == rhs.suspect && lhs.suspectAt == rhs.suspectAt
             && lhs.suspectCount == rhs.suspectCount && lhs.presences == rhs.presences
@@ -69,7 +68,7 @@ public struct UserState: Sendable, Equatable {
     }
 
     /// The public view for the users topic.
-    public func snapshot(in geofences: GeofenceTable) -> UserSnapshot {
+    public func snapshot(userId: String, in geofences: GeofenceTable) -> UserSnapshot {
         UserSnapshot(
             userId: userId, deviceId: deviceId, metadata: metadata,
             lastFixAt: lastFixAt == .min ? nil : lastFixAt, location: location, locationAccuracy: accuracy,

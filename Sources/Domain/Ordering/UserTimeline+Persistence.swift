@@ -3,6 +3,7 @@
 /// a restored timeline is the very same value the live one was.
 extension UserTimeline {
     public struct Parts: Sendable, Equatable {
+        public var userId: String
         public var base: UserState
         public var middle: UserState?
         public var middleIndex: Int
@@ -12,9 +13,10 @@ extension UserTimeline {
         public var lastTickTimer: UnixMillis
         public var newestTime: UnixMillis
 
-        public init(base: UserState, middle: UserState?, middleIndex: Int, history: [TimelineInput],
+        public init(userId: String, base: UserState, middle: UserState?, middleIndex: Int, history: [TimelineInput],
                     baseHasHistory: Bool, watermark: UnixMillis, lastTickTimer: UnixMillis, newestTime: UnixMillis)
         {
+            self.userId = userId
             self.base = base
             self.middle = middle
             self.middleIndex = middleIndex
@@ -27,13 +29,13 @@ extension UserTimeline {
     }
 
     public var parts: Parts {
-        Parts(base: base, middle: middle, middleIndex: middleIndex, history: history, baseHasHistory: baseHasHistory,
+        Parts(userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseHasHistory: baseHasHistory,
               watermark: watermark, lastTickTimer: lastTickTimer, newestTime: newestTime)
     }
 
     /// Rebuilds a timeline from persisted parts by refolding its history (events discarded).
     public init(parts: Parts, context: FoldContext, historyLimit: Int) {
-        self.init(userId: parts.base.userId)
+        self.init(userId: parts.userId)
         self.historyLimit = historyLimit
         base = parts.base
         middle = parts.middle

@@ -24,8 +24,11 @@ public struct UserTimeline: Sendable {
     var lastTickTimer: UnixMillis = .min
     public internal(set) var newestTime: UnixMillis = .min
 
+    public let userId: String
+
     public init(userId: String) {
-        current = UserState(userId: userId)
+        self.userId = userId
+        current = UserState()
         base = current
     }
 

@@ -73,7 +73,7 @@ public struct PartitionFold: Sendable {
             return reject(.futureTimestamp, "createdAt is \((input.time - processingTime) / 1000) s ahead of processing time")
         }
         let live = !input.replayed && processingTime - input.time <= settings.liveLag
-        let context = FoldContext(geofences: geofences, settings: settings, live: live)
+        let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: live)
         let first = events.count
         let admission = timelines[slot].admit(input, context: context, events: &events)
         switch admission {
@@ -131,7 +131,7 @@ public struct PartitionFold: Sendable {
             guard scheduledTimer[Int(entry.slot)] == entry.due else { continue }  // superseded
             scheduledTimer[Int(entry.slot)] = .max
             let context = FoldContext(
-                geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
+                userId: timelines[entry.slot].userId, geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
             timelines[entry.slot].tick(to: streamTime, context: context, events: &events)
             markTouched(entry.slot)
             schedule(entry.slot, geofences: geofences)
@@ -180,8 +180,8 @@ public struct PartitionFold: Sendable {
 
     /// Installs a user's persisted timeline (state restore), replacing any in memory.
     public mutating func restore(_ parts: UserTimeline.Parts, geofences: GeofenceTable) {
-        let context = FoldContext(geofences: geofences, settings: settings, live: false)
-        let slot = slot(for: parts.base.userId)
+        let context = FoldContext(userId: parts.userId, geofences: geofences, settings: settings, live: false)
+        let slot = slot(for: parts.userId)
         timelines[slot] = UserTimeline(parts: parts, context: context, historyLimit: settings.historyLimit)
         schedule(slot, geofences: geofences)
     }

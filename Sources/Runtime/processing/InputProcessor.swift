@@ -163,7 +163,7 @@ public struct InputProcessor: Sendable {
     {
         let touched = fold.takeTouchedTimelines()
         for timeline in touched {
-            let snapshot = timeline.current.snapshot(in: geofences)
+            let snapshot = timeline.current.snapshot(userId: timeline.userId, in: geofences)
             output.users.append(key: snapshot.userId) {
                 UserStateEncoder.encode(snapshot, updatedAt: now, into: &$0)
             }

@@ -8,6 +8,7 @@ public enum TimelineCodec {
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
         w.u8(version)
+        w.string(parts.userId)
         write(parts.base, &w)
         w.optional(parts.middle) { w, s in write(s, &w) }
         w.length(parts.middleIndex)
@@ -24,6 +25,7 @@ public enum TimelineCodec {
         var r = BinaryReader(bytes)
         let v = try r.u8()
         guard v == version else { throw BinaryReader.Corrupt(description: "unknown state record version \(v)") }
+        let userId = try r.string()
         let base = try readState(&r)
         let middle = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readState(&r) }
         let middleIndex = try r.length()
@@ -35,7 +37,7 @@ public enum TimelineCodec {
             throw BinaryReader.Corrupt(description: "checkpoint index \(middleIndex) beyond history of \(count)")
         }
         let parts = UserTimeline.Parts(
-            base: base, middle: middle, middleIndex: middleIndex, history: history, baseHasHistory: try r.bool(),
+            userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseHasHistory: try r.bool(),
             watermark: try r.i64(), lastTickTimer: try r.i64(), newestTime: try r.i64())
         guard r.isAtEnd else { throw BinaryReader.Corrupt(description: "trailing bytes in state record") }
         return parts
@@ -59,7 +61,6 @@ public enum TimelineCodec {
     }
 
     static func write(_ s: UserState, _ w: inout BinaryWriter) {
-        w.string(s.userId)
         w.i64(s.lastFixAt)
         w.optional(s.location) { w, c in write(c, &w) }
         w.i64(s.locationAt)
@@ -87,7 +88,7 @@ public enum TimelineCodec {
     }
 
     static func readState(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> UserState {
-        var s = UserState(userId: try r.string())
+        var s = UserState()
         s.lastFixAt = try r.i64()
         s.location = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readCoordinate(&r) }
         s.locationAt = try r.i64()
@@ -171,7 +172,7 @@ public enum TimelineCodec {
         w.optional(t.leftDestinationAt) { w, v in w.i64(v) }
         w.length(t.checkpoints.count)
         for c in t.checkpoints {
-            w.i64(c.time)
+            w.i32(c.elapsedSeconds)
             w.f32(c.halfLogDistance)
         }
         w.i64(t.nextCheckpointAt)
@@ -207,7 +208,7 @@ public enum TimelineCodec {
         t.leftDestinationAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         let count = try r.length()
         for _ in 0..<count {
-            t.checkpoints.append(TripProgress.Checkpoint(time: try r.i64(), halfLogDistance: try r.f32()))
+            t.checkpoints.append(TripProgress.Checkpoint(elapsedSeconds: try r.i32(), halfLogDistance: try r.f32()))
         }
         t.nextCheckpointAt = try r.i64()
         t.checkpointInterval = try r.i64()
