@@ -26,7 +26,7 @@ enum ReplayCommand {
                    help: "Fixes older than a user's newest by more than this are dead-lettered as too_late.",
                    default: "6h"),
             .value("history-limit", valueName: "count", help: "Inputs of replay history kept per user.",
-                   default: "8"),
+                   default: "6"),
             .flag("quiet", short: "q", help: "Print no summary."),
         ])
 

@@ -2,7 +2,7 @@
 /// checkpoints and their count. Per user, so that a user's results depend only on that user's
 /// history (the ordering invariant), never on other users' arrival order.
 public struct EtaLearning: Sendable, Equatable {
-    public var logScaleSum: Double = 0
+    public var logScaleSum: Float = 0
     public var observations: UInt32 = 0
 
     public init() {}

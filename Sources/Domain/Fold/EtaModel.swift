@@ -17,7 +17,7 @@ public enum EtaModel {
                                 settings: EtaSettings) -> Eta
     {
         let d = max(centerDistance, settings.distanceFloor)
-        let logScale = (learning.logScaleSum + settings.priorWeight * settings.logScalePrior)
+        let logScale = (Double(learning.logScaleSum) + settings.priorWeight * settings.logScalePrior)
             / (Double(learning.observations) + settings.priorWeight)
         let seconds = max(settings.minimumSeconds,
                           exp(logScale) * d.squareRoot() * settings.shrink * settings.modeFactor(mode))
@@ -37,9 +37,9 @@ public enum EtaModel {
             elapsedSeconds: Int32(clamping: elapsed / 1000), halfLogDistance: Float(0.5 * log(d))))
         if trip.checkpointInterval == 0 { trip.checkpointInterval = settings.checkpointInterval }
         trip.nextCheckpointAt = elapsed + trip.checkpointInterval
-        if trip.checkpoints.count == 8 {
+        if trip.checkpoints.count == CheckpointList.capacity {
             // Keep memory bounded on long trips: thin to every other checkpoint, sample half as often.
-            trip.checkpoints = [trip.checkpoints[0], trip.checkpoints[2], trip.checkpoints[4], trip.checkpoints[6]]
+            trip.checkpoints.thin()
             trip.checkpointInterval *= 2
             trip.nextCheckpointAt = Int64(trip.checkpoints[3].elapsedSeconds) * 1000 + trip.checkpointInterval
         }
@@ -51,7 +51,7 @@ public enum EtaModel {
         for checkpoint in trip.checkpoints {
             let at = startedAt + Int64(checkpoint.elapsedSeconds) * 1000
             guard arrival > at else { continue }
-            learning.logScaleSum += log(Double(arrival - at) / 1000) - Double(checkpoint.halfLogDistance)
+            learning.logScaleSum += Float(log(Double(arrival - at) / 1000) - Double(checkpoint.halfLogDistance))
             learning.observations &+= 1
         }
     }

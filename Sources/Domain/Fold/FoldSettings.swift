@@ -37,8 +37,8 @@ public struct FoldSettings: Sendable, Equatable {
     /// Default: 10 min.
     public var liveLag: UnixMillis = 600_000
 
-    /// Replay history kept per user: at most this many inputs (the newest half always). Default: 8.
-    public var historyLimit: Int = 8
+    /// Replay history kept per user: at most this many inputs (the newest half always). Default: 6.
+    public var historyLimit: Int = 6
     /// Inputs older than the user's newest by more than this are `too_late`. Default: 6 h.
     public var replayHorizon: UnixMillis = 6 * 3_600_000
     /// Inputs newer than processing time by more than this are `future_timestamp`. Default: 15 min.

@@ -22,7 +22,7 @@ public struct TripProgress: Sendable, Equatable {
     /// Hysteresis state for the destination.
     public var insideDestination = false
     public var leftDestinationAt: UnixMillis?
-    public var checkpoints: [Checkpoint] = []
+    public var checkpoints = CheckpointList()
     /// Elapsed trip time at which the next checkpoint is due, and the interval after it.
     public var nextCheckpointAt: UnixMillis = 0
     public var checkpointInterval: UnixMillis = 0

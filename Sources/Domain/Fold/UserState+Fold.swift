@@ -20,7 +20,6 @@ extension UserState {
         let time = input.time
         let position = input.position
         let accuracy = input.accuracy.isNaN ? 0 : Double(input.accuracy)
-        if time > lastFixAt { lastFixAt = time }
 
         var relocated = false
         if let last = location {

@@ -1,26 +1,33 @@
 /// Everything the fold knows about one user. A value: checkpoints are copies.
 public struct UserState: Sendable, Equatable {
-    /// Newest fix folded (accepted or filtered); `.min` before the first.
-    public var lastFixAt: UnixMillis = .min
-    /// Last accepted position and when.
-    public var location: Coordinate?
+    // Stored properties are declared widest first: Swift lays them out in declaration order,
+    // and a user keeps three of these states.
+
+    /// When `location` was taken; `.min` before the first accepted fix.
     public var locationAt: UnixMillis = .min
+    /// When the latest `suspect` fix was taken.
+    public var suspectAt: UnixMillis = .min
+    /// Last known device id and user metadata, shared by reference with the fixes that carried them.
+    public var extras: FixExtras?
+    /// Geofences the user is inside, in geofence-id order.
+    public var presences: [Presence] = []
+    private var tripBox: TripBox?
+    /// What this user's completed trips taught the ETA.
+    public var etaLearning = EtaLearning()
+    /// Meters; NaN when unknown.
     public var accuracy: Float = .nan
     /// Smoothed observed speed, m/s; NaN until two fixes were seen.
     public var speed: Float = .nan
-    /// Last known device id and user metadata, shared by reference with the fixes that carried them.
-    public var extras: FixExtras?
-    public var deviceId: String? { extras?.deviceId }
-    public var metadata: RawJSON? { extras?.metadata }
-
+    public var visitCount: UInt32 = 0
+    public var tripCount: UInt32 = 0
+    /// Last accepted position.
+    public var location: Coordinate?
     /// A run of fixes far from `location` that agree with each other: a real move, or a GPS jump.
     public var suspect: Coordinate?
-    public var suspectAt: UnixMillis = .min
     public var suspectCount: UInt8 = 0
 
-    /// Geofences the user is inside, in geofence-id order.
-    public var presences: [Presence] = []
-    public var visitCount: UInt32 = 0
+    public var deviceId: String? { extras?.deviceId }
+    public var metadata: RawJSON? { extras?.metadata }
 
     /// The trip, in a copy-on-write box: checkpoints share it until the live state changes it,
     /// which keeps a user's three states (base, middle, current) small.
@@ -37,7 +44,6 @@ public struct UserState: Sendable, Equatable {
         }
         set { tripBox = newValue.map { TripBox($0) } }
     }
-    private var tripBox: TripBox?
 
     /// The trip's box, made unique first, for in-place work that also touches other fields.
     mutating func uniqueTripBox() -> TripBox? {
@@ -51,15 +57,10 @@ public struct UserState: Sendable, Equatable {
 
     /// Whether a trip is active, without copying it out.
     public var hasActiveTrip: Bool { tripBox?.value?.snapshot.status.isActive ?? false }
-    public var tripCount: UInt32 = 0
-
-    /// What this user's completed trips taught the ETA.
-    public var etaLearning = EtaLearning()
-
     public init() {}
 
     public static func == (lhs: UserState, rhs: UserState) -> Bool {
-        lhs.lastFixAt == rhs.lastFixAt && lhs.location == rhs.location
+        lhs.location == rhs.location
             && lhs.locationAt == rhs.locationAt && lhs.accuracy.bitPattern == rhs.accuracy.bitPattern
             && lhs.speed.bitPattern == rhs.speed.bitPattern && lhs.extras == rhs.extras && lhs.suspect == rhs.suspect && lhs.suspectAt == rhs.suspectAt
             && lhs.suspectCount == rhs.suspectCount && lhs.presences == rhs.presences
@@ -71,7 +72,7 @@ public struct UserState: Sendable, Equatable {
     public func snapshot(userId: String, in geofences: GeofenceTable) -> UserSnapshot {
         UserSnapshot(
             userId: userId, deviceId: deviceId, metadata: metadata,
-            lastFixAt: lastFixAt == .min ? nil : lastFixAt, location: location, locationAccuracy: accuracy,
+            lastFixAt: locationAt == .min ? nil : locationAt, location: location, locationAccuracy: accuracy,
             speed: speed, trip: trip?.snapshot,
             geofences: presences.compactMap { presence in
                 geofences.geofence(presence.geofenceID).map {

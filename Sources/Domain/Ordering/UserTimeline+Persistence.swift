@@ -34,9 +34,8 @@ extension UserTimeline {
     }
 
     /// Rebuilds a timeline from persisted parts by refolding its history (events discarded).
-    public init(parts: Parts, context: FoldContext, historyLimit: Int) {
+    public init(parts: Parts, context: FoldContext) {
         self.init(userId: parts.userId)
-        self.historyLimit = historyLimit
         base = parts.base
         middle = parts.middle
         middleIndex = parts.middleIndex

@@ -64,6 +64,8 @@ public struct UserTimeline: Sendable {
 
         if position == history.count, input.time >= lastTickTimer {
             let outcome = current.fold(input, context: context, events: &events)
+            // Room for exactly the limit: doubling from 4 would allocate 8 for a limit of 6.
+            if history.capacity == 0 { history.reserveCapacity(max(context.settings.historyLimit, 2)) }
             history.append(input)
             compact(context: context)
             return .folded(outcome)
@@ -147,7 +149,7 @@ public struct UserTimeline: Sendable {
     /// inserted before the middle may grow history to twice the limit; beyond that the oldest
     /// inputs are folded into the base.
     private mutating func compact(context: FoldContext) {
-        let limit = max(historyLimit, 2)
+        let limit = max(context.settings.historyLimit, 2)
         let half = limit / 2
         // A checkpoint is only valid if no stream-time timer ran past the last input folded into it.
         let clean = history.isEmpty || lastTickTimer <= history[history.count - 1].time
@@ -174,7 +176,4 @@ public struct UserTimeline: Sendable {
             middleIndex = history.count
         }
     }
-
-    /// Set by the processor from the settings; kept here so `compact` needs no context.
-    public var historyLimit = FoldSettings().historyLimit
 }

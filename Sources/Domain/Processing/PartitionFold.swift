@@ -5,9 +5,6 @@ public struct PartitionFold: Sendable {
     public let settings: FoldSettings
     private var users = UserIndex()
     private var timelines = TimelineStore()
-    /// Interned fix extras per user, so repeated deviceId/metadata cost no allocation.
-    private var lastExtras: [FixExtras?] = []
-    private var scheduledTimer: [UnixMillis] = []
     private var timers = TimerQueue()
     private var touched: [Int32] = []
     private var isTouched: [Bool] = []
@@ -27,11 +24,11 @@ public struct PartitionFold: Sendable {
     public var userCount: Int { timelines.count }
 
     public func state(of userId: String) -> UserState? {
-        users.slot(of: userId).map { timelines[$0].current }
+        existingSlot(of: userId).map { timelines[$0].current }
     }
 
     public func timeline(of userId: String) -> UserTimeline? {
-        users.slot(of: userId).map { timelines[$0] }
+        existingSlot(of: userId).map { timelines[$0] }
     }
 
     // MARK: - Inputs
@@ -46,11 +43,13 @@ public struct PartitionFold: Sendable {
         let slot = slot(for: fix.userId)
         var extras: FixExtras?
         if fix.deviceId != nil || fix.metadata != nil {
-            if let last = lastExtras[Int(slot)], last.deviceId == fix.deviceId, last.metadata == fix.metadata {
-                extras = last
+            // Reuse the user's current extras when the fix repeats them: no allocation per fix.
+            if let known = timelines[slot].current.extras, known.deviceId == fix.deviceId,
+                known.metadata == fix.metadata
+            {
+                extras = known
             } else {
                 extras = FixExtras(deviceId: fix.deviceId, metadata: fix.metadata)
-                lastExtras[Int(slot)] = extras
             }
         }
         return admit(TimelineInput(fix: fix, extras: extras), slot: slot, geofences: geofences,
@@ -128,8 +127,6 @@ public struct PartitionFold: Sendable {
 
     private mutating func fireDueTimers(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
         while let due = timers.nextDue, due <= streamTime, let entry = timers.pop() {
-            guard scheduledTimer[Int(entry.slot)] == entry.due else { continue }  // superseded
-            scheduledTimer[Int(entry.slot)] = .max
             let context = FoldContext(
                 userId: timelines[entry.slot].userId, geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
             timelines[entry.slot].tick(to: streamTime, context: context, events: &events)
@@ -140,23 +137,22 @@ public struct PartitionFold: Sendable {
 
     private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {
         let due = timelines[slot].current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
-        guard due != scheduledTimer[Int(slot)] else { return }
-        scheduledTimer[Int(slot)] = due
-        if due != .max { timers.push(due: due, slot: slot) }
+        if due != timers.due(of: slot) { timers.set(slot, due: due) }
     }
 
     // MARK: - Users
 
     private mutating func slot(for userId: String) -> Int32 {
-        if let slot = users.slot(of: userId) { return slot }
+        if let slot = existingSlot(of: userId) { return slot }
         let slot = users.insert(userId)
-        var timeline = UserTimeline(userId: userId)
-        timeline.historyLimit = settings.historyLimit
-        timelines.append(timeline)
-        lastExtras.append(nil)
-        scheduledTimer.append(.max)
+        timelines.append(UserTimeline(userId: userId))
+        timers.addSlot()
         isTouched.append(false)
         return slot
+    }
+
+    private func existingSlot(of userId: String) -> Int32? {
+        users.slot(of: userId) { timelines[$0].userId == userId }
     }
 
     private mutating func markTouched(_ slot: Int32) {
@@ -182,7 +178,7 @@ public struct PartitionFold: Sendable {
     public mutating func restore(_ parts: UserTimeline.Parts, geofences: GeofenceTable) {
         let context = FoldContext(userId: parts.userId, geofences: geofences, settings: settings, live: false)
         let slot = slot(for: parts.userId)
-        timelines[slot] = UserTimeline(parts: parts, context: context, historyLimit: settings.historyLimit)
+        timelines[slot] = UserTimeline(parts: parts, context: context)
         schedule(slot, geofences: geofences)
     }
 

@@ -1,12 +1,11 @@
 /// Maps userIds to dense slots without SipHash: a stable 64-bit hash of the id's bytes into an
-/// `IntegerMap`, with collisions chained through `next` and resolved by comparing the ids.
+/// `IntegerMap`, with collisions chained through `next`. The ids themselves live in the
+/// timelines; the caller confirms a candidate slot by comparing its id.
 struct UserIndex: Sendable {
     private var firstSlot = IntegerMap(capacity: 1024)
-    private var ids: [String] = []
-    private var hashes: [UInt64] = []
     private var next: [Int32] = []
 
-    var count: Int { ids.count }
+    var count: Int { next.count }
 
     static func hash(_ userId: String) -> UInt64 {
         var hasher = StableHasher()
@@ -14,22 +13,20 @@ struct UserIndex: Sendable {
         return hasher.state  // the FNV state: the map mixes it again
     }
 
-    func slot(of userId: String) -> Int32? {
-        let hash = Self.hash(userId)
-        guard var slot = firstSlot[hash] else { return nil }
+    /// The slot of the user whose id `isUser` confirms, among those hashing like `userId`.
+    func slot(of userId: String, isUser: (Int32) -> Bool) -> Int32? {
+        guard var slot = firstSlot[Self.hash(userId)] else { return nil }
         while true {
-            if hashes[Int(slot)] == hash, ids[Int(slot)] == userId { return slot }
+            if isUser(slot) { return slot }
             slot = next[Int(slot)]
             if slot < 0 { return nil }
         }
     }
 
-    /// Adds a user known to be absent; returns its slot.
+    /// Adds a user known to be absent, at the next slot.
     mutating func insert(_ userId: String) -> Int32 {
         let hash = Self.hash(userId)
-        let slot = Int32(ids.count)
-        ids.append(userId)
-        hashes.append(hash)
+        let slot = Int32(next.count)
         next.append(firstSlot[hash] ?? -1)
         firstSlot[hash] = slot
         return slot

@@ -61,7 +61,6 @@ public enum TimelineCodec {
     }
 
     static func write(_ s: UserState, _ w: inout BinaryWriter) {
-        w.i64(s.lastFixAt)
         w.optional(s.location) { w, c in write(c, &w) }
         w.i64(s.locationAt)
         w.f32(s.accuracy)
@@ -83,13 +82,12 @@ public enum TimelineCodec {
         w.u32(s.visitCount)
         w.optional(s.trip) { w, t in write(t, &w) }
         w.u32(s.tripCount)
-        w.f64(s.etaLearning.logScaleSum)
+        w.f32(s.etaLearning.logScaleSum)
         w.u32(s.etaLearning.observations)
     }
 
     static func readState(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> UserState {
         var s = UserState()
-        s.lastFixAt = try r.i64()
         s.location = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readCoordinate(&r) }
         s.locationAt = try r.i64()
         s.accuracy = try r.f32()
@@ -111,7 +109,7 @@ public enum TimelineCodec {
         s.visitCount = try r.u32()
         s.trip = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readTrip(&r) }
         s.tripCount = try r.u32()
-        s.etaLearning.logScaleSum = try r.f64()
+        s.etaLearning.logScaleSum = try r.f32()
         s.etaLearning.observations = try r.u32()
         return s
     }
@@ -207,6 +205,9 @@ public enum TimelineCodec {
         t.insideDestination = try r.bool()
         t.leftDestinationAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         let count = try r.length()
+        guard count <= CheckpointList.capacity else {
+            throw BinaryReader.Corrupt(description: "\(count) ETA checkpoints, at most \(CheckpointList.capacity)")
+        }
         for _ in 0..<count {
             t.checkpoints.append(TripProgress.Checkpoint(elapsedSeconds: try r.i32(), halfLogDistance: try r.f32()))
         }
