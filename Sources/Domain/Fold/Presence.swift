@@ -2,25 +2,27 @@
 public struct Presence: Sendable, Equatable {
     public var geofenceID: GeofenceID
     public var enteredAt: UnixMillis
+    /// When `user.dwelled_in_geofence` is due; `.max` once it fired or when the geofence has no
+    /// dwell threshold. The threshold is the one the geofence had when the user entered.
+    public var dwellDue: UnixMillis
     /// The user's visit number; with the geofence it names the visit's events (`_id`).
     public var visitOrdinal: UInt32
-    public var dwelled: Bool
     /// Where the geofence sat in the table when last seen: a hint that saves a lookup by id.
     /// Not part of the state's identity (nor persisted).
     public var slotHint: Int32
 
-    public init(geofenceID: GeofenceID, enteredAt: UnixMillis, visitOrdinal: UInt32, dwelled: Bool = false,
+    public init(geofenceID: GeofenceID, enteredAt: UnixMillis, dwellDue: UnixMillis, visitOrdinal: UInt32,
                 slotHint: Int32 = -1)
     {
         self.geofenceID = geofenceID
         self.enteredAt = enteredAt
+        self.dwellDue = dwellDue
         self.visitOrdinal = visitOrdinal
-        self.dwelled = dwelled
         self.slotHint = slotHint
     }
 
     public static func == (lhs: Presence, rhs: Presence) -> Bool {
-        lhs.geofenceID == rhs.geofenceID && lhs.enteredAt == rhs.enteredAt && lhs.visitOrdinal == rhs.visitOrdinal
-            && lhs.dwelled == rhs.dwelled
+        lhs.geofenceID == rhs.geofenceID && lhs.enteredAt == rhs.enteredAt && lhs.dwellDue == rhs.dwellDue
+            && lhs.visitOrdinal == rhs.visitOrdinal
     }
 }

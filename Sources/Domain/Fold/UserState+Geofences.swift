@@ -47,7 +47,9 @@ extension UserState {
         entered.sort { $0.geofence.id < $1.geofence.id }  // the index's order depends on upsert history; ids do not
         for (geofence, slot) in entered {
             visitCount &+= 1
-            let presence = Presence(geofenceID: geofence.id, enteredAt: time, visitOrdinal: visitCount, slotHint: slot)
+            let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
+            let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
+                                    visitOrdinal: visitCount, slotHint: slot)
             let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
             self.presences.insert(presence, at: slot)
             var event = makeEvent(.enteredGeofence, at: time, context: context) {
@@ -61,20 +63,10 @@ extension UserState {
 
     /// The earliest timer of this user: a dwell threshold or a trip's expiry.
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
-        var due: UnixMillis?
-        for presence in presences where !presence.dwelled {
-            if let geofence = geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID), geofence.enabled,
-                let threshold = geofence.dwellThreshold
-            {
-                let at = presence.enteredAt + UnixMillis(threshold) * UnixMillis.millisPerMinute
-                due = min(due ?? at, at)
-            }
-        }
-        if let trip, trip.snapshot.status.isActive {
-            let at = trip.snapshot.startedAt + settings.tripExpiry
-            due = min(due ?? at, at)
-        }
-        return due
+        var due = UnixMillis.max
+        for presence in presences where presence.dwellDue < due { due = presence.dwellDue }
+        if hasActiveTrip, let startedAt = tripStartedAt { due = min(due, startedAt + settings.tripExpiry) }
+        return due == .max ? nil : due
     }
 
     /// Fires every timer due at or before `time`, earliest first; dwells before an expiry due at
@@ -84,14 +76,8 @@ extension UserState {
     public mutating func fireTimers(upTo time: UnixMillis, context: FoldContext, events: inout [Event]) -> UnixMillis? {
         var lastFired: UnixMillis?
         while let due = nextTimerDue(geofences: context.geofences, settings: context.settings), due <= time {
-            if let index = presences.firstIndex(where: { presence in
-                guard !presence.dwelled,
-                    let geofence = context.geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID),
-                    geofence.enabled, let threshold = geofence.dwellThreshold
-                else { return false }
-                return presence.enteredAt + UnixMillis(threshold) * UnixMillis.millisPerMinute == due
-            }) {
-                presences[index].dwelled = true
+            if let index = presences.firstIndex(where: { $0.dwellDue == due }) {
+                presences[index].dwellDue = .max
                 let presence = presences[index]
                 var event = makeEvent(.dwelledInGeofence, at: due, context: context) {
                     $0.combine(presence.geofenceID.rawValue)

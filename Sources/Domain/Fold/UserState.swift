@@ -55,6 +55,9 @@ public struct UserState: Sendable, Equatable {
     /// The box itself, for reading fields without copying the trip out.
     var tripBoxForReading: TripBox? { tripBox }
 
+    /// When the trip started, without copying it out.
+    var tripStartedAt: UnixMillis? { tripBox?.value?.snapshot.startedAt }
+
     /// Whether a trip is active, without copying it out.
     public var hasActiveTrip: Bool { tripBox?.value?.snapshot.status.isActive ?? false }
     public init() {}

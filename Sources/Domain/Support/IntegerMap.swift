@@ -1,19 +1,22 @@
 /// A hash map from 64-bit keys to 32-bit values: open addressing, linear probing, a multiplicative
-/// hash. The fold looks up geofence ids and grid cells on every fix; Swift's `Dictionary` hashes
-/// with SipHash (seeded, DoS-resistant), which costs more than the whole lookup needs here, where
-/// keys are already well-mixed hashes or cell numbers chosen by us, not by an attacker.
+/// hash. The fold looks up users, geofence ids and grid cells on every fix; Swift's `Dictionary`
+/// hashes with SipHash (seeded, DoS-resistant), which costs more than the whole lookup needs here,
+/// where keys are already well-mixed hashes or cell numbers chosen by us, not by an attacker.
+/// Key and value share one 16-byte entry, so a lookup in a large map costs one cache miss.
 public struct IntegerMap: Sendable {
-    private var keys: [UInt64]
-    private var values: [Int32]
-    private var occupied: [Bool]
+    private struct Entry {
+        var key: UInt64
+        /// -1: empty.
+        var value: Int32
+    }
+
+    private var entries: [Entry]
     public private(set) var count = 0
 
     public init(capacity: Int = 16) {
         var size = 16
-        while size < capacity * 2 { size <<= 1 }
-        keys = [UInt64](repeating: 0, count: size)
-        values = [Int32](repeating: 0, count: size)
-        occupied = [Bool](repeating: false, count: size)
+        while size * 7 < capacity * 10 { size <<= 1 }
+        entries = [Entry](repeating: Entry(key: 0, value: -1), count: size)
     }
 
     @inline(__always)
@@ -21,65 +24,66 @@ public struct IntegerMap: Sendable {
         Int(truncatingIfNeeded: (key &* 0x9e37_79b9_7f4a_7c15) >> 29) & mask
     }
 
+    /// Values must not be negative.
     public subscript(key: UInt64) -> Int32? {
         get {
-            let mask = keys.count - 1
-            var i = Self.index(key, mask: mask)
-            while occupied[i] {
-                if keys[i] == key { return values[i] }
-                i = (i + 1) & mask
+            entries.withUnsafeBufferPointer { entries in
+                let mask = entries.count - 1
+                var i = Self.index(key, mask: mask)
+                while entries[i].value >= 0 {
+                    if entries[i].key == key { return entries[i].value }
+                    i = (i + 1) & mask
+                }
+                return nil
             }
-            return nil
         }
         set {
-            if let newValue { insert(key, newValue) } else { remove(key) }
+            if let newValue {
+                precondition(newValue >= 0, "IntegerMap values must not be negative")
+                insert(key, newValue)
+            } else {
+                remove(key)
+            }
         }
     }
 
     private mutating func insert(_ key: UInt64, _ value: Int32) {
-        if (count + 1) * 2 > keys.count { grow() }
-        let mask = keys.count - 1
+        if (count + 1) * 10 > entries.count * 7 { grow() }  // load factor at most 0.7
+        let mask = entries.count - 1
         var i = Self.index(key, mask: mask)
-        while occupied[i] {
-            if keys[i] == key {
-                values[i] = value
+        while entries[i].value >= 0 {
+            if entries[i].key == key {
+                entries[i].value = value
                 return
             }
             i = (i + 1) & mask
         }
-        occupied[i] = true
-        keys[i] = key
-        values[i] = value
+        entries[i] = Entry(key: key, value: value)
         count += 1
     }
 
     private mutating func remove(_ key: UInt64) {
-        let mask = keys.count - 1
+        let mask = entries.count - 1
         var i = Self.index(key, mask: mask)
-        while occupied[i] {
-            if keys[i] == key { break }
-            i = (i + 1) & mask
-        }
-        guard occupied[i] else { return }
-        occupied[i] = false
+        while entries[i].value >= 0, entries[i].key != key { i = (i + 1) & mask }
+        guard entries[i].value >= 0 else { return }
+        entries[i].value = -1
         count -= 1
-        // Re-place the rest of the probe run so lookups never stop early (backward-shift deletion).
+        // Re-place the rest of the probe run so lookups never stop early.
         var j = (i + 1) & mask
-        while occupied[j] {
-            let key = keys[j], value = values[j]
-            occupied[j] = false
+        while entries[j].value >= 0 {
+            let moved = entries[j]
+            entries[j].value = -1
             count -= 1
-            insert(key, value)
+            insert(moved.key, moved.value)
             j = (j + 1) & mask
         }
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values, oldOccupied = occupied
-        keys = [UInt64](repeating: 0, count: oldKeys.count * 2)
-        values = [Int32](repeating: 0, count: oldKeys.count * 2)
-        occupied = [Bool](repeating: false, count: oldKeys.count * 2)
+        let old = entries
+        entries = [Entry](repeating: Entry(key: 0, value: -1), count: old.count * 2)
         count = 0
-        for i in 0..<oldKeys.count where oldOccupied[i] { insert(oldKeys[i], oldValues[i]) }
+        for entry in old where entry.value >= 0 { insert(entry.key, entry.value) }
     }
 }

@@ -77,7 +77,7 @@ public enum TimelineCodec {
             w.u64(p.geofenceID.rawValue)
             w.i64(p.enteredAt)
             w.u32(p.visitOrdinal)
-            w.bool(p.dwelled)
+            w.i64(p.dwellDue)
         }
         w.u32(s.visitCount)
         w.optional(s.trip) { w, t in write(t, &w) }
@@ -102,9 +102,11 @@ public enum TimelineCodec {
         s.suspectCount = try r.u8()
         let presences = try r.length()
         for _ in 0..<presences {
-            s.presences.append(Presence(
-                geofenceID: GeofenceID(rawValue: try r.u64()), enteredAt: try r.i64(), visitOrdinal: try r.u32(),
-                dwelled: try r.bool()))
+            let id = GeofenceID(rawValue: try r.u64())
+            let enteredAt = try r.i64()
+            let ordinal = try r.u32()
+            s.presences.append(Presence(geofenceID: id, enteredAt: enteredAt, dwellDue: try r.i64(),
+                                        visitOrdinal: ordinal))
         }
         s.visitCount = try r.u32()
         s.trip = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readTrip(&r) }
