@@ -172,6 +172,11 @@ public struct PartitionFold: Sendable {
         return touched.map { timelines[$0] }
     }
 
+    /// Every user's timeline (for a snapshot), in slot order.
+    public func allTimelines() -> [UserTimeline] {
+        (0..<Int32(timelines.count)).map { timelines[$0] }
+    }
+
     // MARK: - Restore
 
     /// Installs a user's persisted timeline (state restore), replacing any in memory.

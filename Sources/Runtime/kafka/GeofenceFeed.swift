@@ -1,0 +1,69 @@
+import Domain
+import KafkaIO
+
+/// The geofence topic as a global table: every partition read from the beginning, then followed
+/// live. Every instance holds the whole table; a null value deletes.
+final class GeofenceFeed {
+    let topic: String
+    private let reader: KafkaReader
+    private(set) var table = GeofenceTable()
+    var processor = InputProcessor(settings: FoldSettings())
+    private let log: (String) -> Void
+    private var partitions: [Int32] = []
+
+    init(configuration: KafkaConfiguration, topic: String, log: @escaping (String) -> Void) throws {
+        self.topic = topic
+        self.log = log
+        var readerConfiguration = configuration
+        readerConfiguration["group.id"] = "tripstream-geofence-reader"
+        reader = try KafkaReader(configuration: readerConfiguration)
+        let count = try reader.partitionCount(topic: topic, timeout: .seconds(10)) ?? 0
+        partitions = (0..<Int32(count)).map { $0 }
+        if !partitions.isEmpty {
+            try reader.assign(partitions.map { (TopicPartition(topic: topic, partition: $0), .beginning) })
+        }
+    }
+
+    /// Reads until every partition is at the end it had when this started (the table is complete
+    /// before any fix is folded).
+    func loadAll(timeout seconds: Double) throws {
+        guard !partitions.isEmpty else { return }
+        var ends: [TopicPartition: Int64] = [:]
+        for partition in partitions {
+            let marks = try reader.watermarks(topic: topic, partition: partition, timeout: .seconds(10))
+            ends[TopicPartition(topic: topic, partition: partition)] = marks.high
+        }
+        let deadline = WallClock.monotonic() + seconds
+        var discarded = OutputBatch(newlineSeparated: false)
+        while WallClock.monotonic() < deadline {
+            _ = try poll(into: &discarded)
+            let positions = try reader.positions(Array(ends.keys))
+            if ends.allSatisfy({ (positions[$0.key] ?? -1) >= $0.value || $0.value == 0 }) { return }
+        }
+        throw ReplayError("geofence topic \(topic) not loaded within \(Int(seconds)) s")
+    }
+
+    /// Applies newly arrived geofence records. Bad records become dead letters in `output`.
+    /// - Returns: whether the table changed.
+    func poll(into output: inout OutputBatch) throws -> Bool {
+        guard !partitions.isEmpty else { return false }
+        let records = try reader.poll(maxRecords: 10_000, timeout: .zero)
+        guard !records.isEmpty else { return false }
+        let now = WallClock.now()
+        for record in records {
+            let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
+            if let value = record.value, !value.isEmpty {
+                value.withUnsafeBytes { bytes in
+                    processor.processGeofence(key: record.key, value: bytes, source: source, geofences: &table,
+                                              processingTime: now, into: &output)
+                }
+            } else {
+                processor.processGeofence(key: record.key, value: nil, source: source, geofences: &table,
+                                          processingTime: now, into: &output)
+            }
+        }
+        return true
+    }
+
+    func close() { try? reader.close() }
+}

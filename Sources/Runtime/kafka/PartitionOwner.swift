@@ -1,0 +1,108 @@
+import Domain
+import Codec
+
+/// One owned input partition: its fold, and the fixes and commands fetched but not yet folded.
+///
+/// The fixes topic and the trip-commands topic arrive on separate streams. They are merged by
+/// event time of their heads, a head waiting while the other stream may still deliver something
+/// older (it has records in flight, i.e. is not known to be at its end). Folding the same records
+/// in the same order after a crash gives the same outputs, so a repeat is an identical repeat.
+struct PartitionOwner {
+    let partition: Int32
+    var processor: InputProcessor
+    var fixes: [PendingInput] = []
+    var commands: [PendingInput] = []
+    private var fixHead = 0
+    private var commandHead = 0
+    /// Whether each stream is known to be at its end (no record fetched since its last EOF).
+    var fixesAtEnd = false
+    var commandsAtEnd = false
+    /// Next offsets to read: what a restore resumes from.
+    var locationsOffset: Int64
+    var commandsOffset: Int64
+    /// Whether anything changed since the last checkpoint record.
+    var dirty = false
+    /// Offsets below these were already taken (re-deliveries after a seek are dropped).
+    var nextFetchLocations: Int64 = 0
+    var nextFetchCommands: Int64 = 0
+
+    /// Whether the changelog had a checkpoint: then the inputs resume from its offsets.
+    let hasCheckpoint: Bool
+
+    init(partition: Int32, settings: FoldSettings, checkpoint: PartitionCheckpoint?) {
+        self.partition = partition
+        hasCheckpoint = checkpoint != nil
+        processor = InputProcessor(settings: settings)
+        locationsOffset = checkpoint?.locationsOffset ?? 0
+        commandsOffset = checkpoint?.commandsOffset ?? 0
+        if let streamTime = checkpoint?.streamTime { processor.fold.restoreStreamTime(streamTime) }
+        nextFetchLocations = locationsOffset
+        nextFetchCommands = commandsOffset
+    }
+
+    var checkpoint: PartitionCheckpoint {
+        PartitionCheckpoint(locationsOffset: locationsOffset, commandsOffset: commandsOffset,
+                            streamTime: processor.fold.streamTime)
+    }
+
+    /// Whether any input was folded (or a checkpoint restored): its offsets mean something.
+    var hasProgress: Bool { hasCheckpoint || locationsOffset > 0 || commandsOffset > 0 }
+
+    var pendingCount: Int { (fixes.count - fixHead) + (commands.count - commandHead) }
+
+    /// Folds every pending input whose turn has come.
+    /// - Parameter force: fold even if a stream might still deliver an older record (it has been
+    ///   silent too long): liveness over a perfectly repeatable merge.
+    mutating func foldReady(geofences: GeofenceTable, now: UnixMillis, force: Bool, source: Topics,
+                            into output: inout OutputBatch)
+    {
+        while true {
+            let fix = fixHead < fixes.count ? fixes[fixHead] : nil
+            let command = commandHead < commands.count ? commands[commandHead] : nil
+            let takeCommand: Bool
+            switch (fix, command) {
+            case let (fix?, command?): takeCommand = command.createdAt <= fix.createdAt
+            case (nil, _?):
+                guard fixesAtEnd || force else { return compact() }
+                takeCommand = true
+            case (_?, nil):
+                guard commandsAtEnd || force else { return compact() }
+                takeCommand = false
+            case (nil, nil): return compact()
+            }
+            if takeCommand {
+                let input = commands[commandHead]
+                commandHead += 1
+                commandsOffset = input.offset + 1
+                input.value.withUnsafeBytes { value in
+                    processor.processCommand(
+                        key: input.key, value: value,
+                        source: RecordSource(topic: source.tripCommands, partition: partition, offset: input.offset),
+                        geofences: geofences, processingTime: now, into: &output)
+                }
+            } else {
+                let input = fixes[fixHead]
+                fixHead += 1
+                locationsOffset = input.offset + 1
+                input.value.withUnsafeBytes { value in
+                    processor.processFix(
+                        key: input.key, value: value,
+                        source: RecordSource(topic: source.locations, partition: partition, offset: input.offset),
+                        geofences: geofences, processingTime: now, into: &output)
+                }
+            }
+            dirty = true
+        }
+    }
+
+    private mutating func compact() {
+        if fixHead > 0 {
+            fixes.removeFirst(fixHead)
+            fixHead = 0
+        }
+        if commandHead > 0 {
+            commands.removeFirst(commandHead)
+            commandHead = 0
+        }
+    }
+}

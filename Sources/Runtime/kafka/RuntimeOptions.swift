@@ -1,0 +1,36 @@
+import Domain
+import KafkaIO
+
+/// How `tripstream run` runs: brokers and client properties, group, state, topics, timing.
+public struct RuntimeOptions: Sendable {
+    /// librdkafka properties shared by every client (`bootstrap.servers`, SASL, TLS, ...).
+    public var kafka: KafkaConfiguration
+    /// Consumer group of the instances that share the work. Default: `tripstream`.
+    public var group = "tripstream"
+    /// Where partition snapshots are kept, one directory per group. Required.
+    public var stateDirectory: String
+    public var topics = Topics()
+    /// How often a transaction commits outputs, state and offsets, ms. Default: 100.
+    public var commitInterval: Int64 = 100
+    /// How often partition snapshots are written, ms. Default: 30 s.
+    public var snapshotInterval: Int64 = 30_000
+    /// How long a partition waits for the other input stream before folding anyway, ms. Default: 500.
+    public var mergeWait: Int64 = 500
+    /// Records fetched per poll. Default: 10,000.
+    public var maxPollRecords = 10_000
+    /// Identifies this instance's transactional producer across restarts (fencing zombies).
+    public var instanceId: String
+    /// Partitions of topics created at start where the broker allows. Default: 12.
+    public var partitions: Int32 = 12
+    public var settings = FoldSettings()
+
+    public init(kafka: KafkaConfiguration, stateDirectory: String, instanceId: String) {
+        self.kafka = kafka
+        self.stateDirectory = stateDirectory
+        self.instanceId = instanceId
+    }
+
+    /// The transactional id: stable per group and instance, so a restarted instance fences the
+    /// one it replaces.
+    public var transactionalId: String { "tripstream-\(group)-\(instanceId)" }
+}

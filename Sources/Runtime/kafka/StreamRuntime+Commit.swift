@@ -1,0 +1,142 @@
+import Domain
+import KafkaIO
+
+/// One transaction: outputs, then the changelog records that cover them, then the input offsets.
+extension StreamRuntime {
+    func commitIfNeeded(force: Bool) throws {
+        let now = WallClock.monotonic()
+        let dirty = output.recordCount > 0 || owners.values.contains { $0.dirty }
+        guard dirty else {
+            lastCommit = now
+            return
+        }
+        let due = (now - lastCommit) * 1000 >= Double(options.commitInterval) || output.recordCount > 200_000
+        guard force || due else { return }
+        do {
+            try commitTransaction()
+            metrics.update { $0.transactionsCommitted += 1 }
+        } catch let error as KafkaError where error.isFatal {
+            throw error  // fenced by a newer instance, or an unrecoverable client error
+        } catch {
+            log("transaction failed, aborting and rebuilding state from the changelog: \(error)")
+            try? producer.abortTransaction(timeout: .seconds(30))
+            output.removeAll()
+            metrics.update { $0.transactionsAborted += 1 }
+            try rebuildOwnedPartitions()
+        }
+        lastCommit = WallClock.monotonic()
+        metrics.update { $0.commitSeconds.observe(lastCommit - now) }
+        publishCounters()
+        if (lastCommit - lastSnapshot) * 1000 >= Double(options.snapshotInterval) { writeSnapshots() }
+    }
+
+    private func commitTransaction() throws {
+        try producer.beginTransaction()
+        let now = WallClock.now()
+        var changelog: [(partition: Int32, key: [UInt8], value: [UInt8])] = []
+        for partition in owners.keys.sorted() where owners[partition]!.dirty {
+            for timeline in owners[partition]!.processor.flushUsers(geofences: geofenceFeed.table, now: now,
+                                                                     into: &output)
+            {
+                changelog.append((partition, Array(timeline.userId.utf8), TimelineCodec.encode(timeline.parts)))
+            }
+            changelog.append((partition, PartitionCheckpoint.key, owners[partition]!.checkpoint.bytes))
+        }
+        let topics = options.topics
+        try produce(output.events, to: topics.events)
+        try produce(output.eta, to: topics.eta)
+        try produce(output.users, to: topics.users)
+        try produce(output.deadLetters, to: topics.deadLetters)
+        try confirmDeliveries("outputs")  // durable before the state that covers them
+        for record in changelog {
+            try producer.produce(topic: topics.stateChangelog, partition: record.partition, key: record.key,
+                                 value: record.value)
+        }
+        try confirmDeliveries("changelog")
+        var offsets: [TopicPartitionOffset] = []
+        for (partition, owner) in owners.sorted(by: { $0.key < $1.key }) where owner.hasProgress {
+            offsets.append(TopicPartitionOffset(topic: topics.locations, partition: partition, offset: owner.locationsOffset))
+            offsets.append(TopicPartitionOffset(topic: topics.tripCommands, partition: partition,
+                                                offset: owner.commandsOffset))
+        }
+        if !offsets.isEmpty {
+            try producer.sendOffsetsToTransaction(offsets, consumer: consumer, timeout: .seconds(30))
+        }
+        try producer.commitTransaction(timeout: .seconds(60))
+        output.removeAll()
+        for partition in owners.keys { owners[partition]!.dirty = false }
+    }
+
+    private func produce(_ records: RecordBuffer, to topic: String) throws {
+        try records.forEach { key, value in
+            try producer.produce(topic: topic, key: key.isEmpty ? nil : key, value: value)
+        }
+    }
+
+    private func confirmDeliveries(_ what: String) throws {
+        let report = try producer.flush(timeout: .seconds(60))
+        guard report.allDelivered else {
+            throw ReplayError("\(report.failed) \(what) records not delivered (\(report.firstError.map { "\($0)" } ?? "?"))")
+        }
+    }
+
+    /// After an aborted transaction the in-memory state is ahead of what Kafka holds: rebuild every
+    /// owned partition from its snapshot and changelog and seek the inputs back.
+    func rebuildOwnedPartitions() throws {
+        for partition in owners.keys.sorted() {
+            retire(partition)
+            let owner = try restore(partition)
+            owners[partition] = owner
+            lastProgress[partition] = WallClock.monotonic()
+            if owner.hasCheckpoint {
+                try consumer.seek([TopicPartitionOffset(topic: options.topics.locations, partition: partition,
+                                                        offset: owner.locationsOffset)])
+                try commandsReader.seek([TopicPartitionOffset(topic: options.topics.tripCommands, partition: partition,
+                                                              offset: owner.commandsOffset)])
+            }
+        }
+    }
+
+    /// Writes the local snapshots of owned partitions (after a commit: memory equals the changelog).
+    func writeSnapshots(only partitions: Set<Int32>? = nil) {
+        lastSnapshot = WallClock.monotonic()
+        do {
+            try ReplayJob.makeDirectory(options.stateDirectory)
+            try ReplayJob.makeDirectory(snapshotDirectory)
+        } catch {
+            log("warning: no snapshots: \(error)")
+            return
+        }
+        for (partition, owner) in owners where partitions?.contains(partition) ?? true {
+            do {
+                let marks = try consumer.watermarks(topic: options.topics.stateChangelog, partition: partition,
+                                                    timeout: .seconds(5))
+                let snapshot = PartitionSnapshot(
+                    partition: partition, changelogOffset: marks.high, checkpoint: owner.checkpoint,
+                    timelines: owner.processor.fold.allTimelines().map(\.parts))
+                try snapshot.write(directory: snapshotDirectory)
+            } catch {
+                log("warning: snapshot of partition \(partition) not written: \(error)")
+            }
+        }
+    }
+
+    func publishCounters() {
+        var fold = retiredFold
+        var processor = retiredProcessor
+        var users = 0
+        for owner in owners.values {
+            fold.add(owner.processor.fold.counters)
+            processor.add(owner.processor.counters)
+            users += owner.processor.fold.userCount
+        }
+        processor.add(geofenceFeed.processor.counters)
+        let consumed = self.consumed
+        metrics.update {
+            $0.fold = fold
+            $0.processor = processor
+            $0.trackedUsers = users
+            $0.consumed = consumed
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Domain
+import KafkaIO
+
+/// Partition ownership: restore on assignment before any input of the partition is folded,
+/// hand over on revocation after committing what was folded.
+extension StreamRuntime {
+    /// Applies the rebalance events of the last poll.
+    /// - Returns: partitions assigned just now (records fetched for them before the seek are stale).
+    func handleRebalance() throws -> Set<Int32> {
+        var assignedNow = Set<Int32>()
+        for event in consumer.takeRebalanceEvents() {
+            switch event {
+            case let .revoked(partitions), let .lost(partitions):
+                let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition)
+                guard !mine.isEmpty else { continue }
+                // Hand over cleanly: what was folded is committed before another instance resumes.
+                try commitIfNeeded(force: true)
+                writeSnapshots(only: Set(mine))
+                for partition in mine { retire(partition) }
+                try commandsReader.remove(mine.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
+                log("gave up partitions \(mine.sorted())")
+            case let .assigned(partitions):
+                let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition).sorted()
+                guard !mine.isEmpty else { continue }
+                for partition in mine {
+                    let owner = try restore(partition)
+                    owners[partition] = owner
+                    lastProgress[partition] = WallClock.monotonic()
+                    if owner.hasCheckpoint {
+                        try consumer.seek([TopicPartitionOffset(
+                            topic: options.topics.locations, partition: partition, offset: owner.locationsOffset)])
+                    }
+                    try commandsReader.add([(TopicPartition(topic: options.topics.tripCommands, partition: partition),
+                                             owner.hasCheckpoint ? .offset(owner.commandsOffset) : .beginning)])
+                    assignedNow.insert(partition)
+                }
+                log("took partitions \(mine)")
+            case let .failed(error):
+                log("warning: rebalance failed: \(error)")
+            }
+        }
+        if !assignedNow.isEmpty || metrics.snapshot.ownedPartitions != owners.count {
+            metrics.update { $0.ownedPartitions = owners.count }
+        }
+        return assignedNow
+    }
+
+    func retire(_ partition: Int32) {
+        guard let owner = owners.removeValue(forKey: partition) else { return }
+        retiredFold.add(owner.processor.fold.counters)
+        retiredProcessor.add(owner.processor.counters)
+        lastProgress[partition] = nil
+    }
+
+    var snapshotDirectory: String { options.stateDirectory + "/" + options.group }
+
+    /// Rebuilds a partition's state: the local snapshot, then the changelog after it.
+    func restore(_ partition: Int32) throws -> PartitionOwner {
+        metrics.update { $0.restoresInProgress += 1 }
+        defer { metrics.update { $0.restoresInProgress -= 1 } }
+        let started = WallClock.monotonic()
+        var snapshot: PartitionSnapshot?
+        do {
+            snapshot = try PartitionSnapshot.read(directory: snapshotDirectory, partition: partition)
+        } catch {
+            log("warning: snapshot of partition \(partition) unreadable, restoring from the changelog: \(error)")
+        }
+        var checkpoint = snapshot?.checkpoint
+        var latest: [String: UserTimeline.Parts] = [:]
+        for parts in snapshot?.timelines ?? [] { latest[parts.userId] = parts }
+
+        var readerConfiguration = options.kafka
+        readerConfiguration["group.id"] = options.group + "-restore"
+        let reader = try KafkaReader(configuration: readerConfiguration)
+        defer { try? reader.close() }
+        let changelog = TopicPartition(topic: options.topics.stateChangelog, partition: partition)
+        let marks = try reader.watermarks(topic: changelog.topic, partition: partition, timeout: .seconds(10))
+        var start = snapshot?.changelogOffset ?? marks.low
+        if start < marks.low {
+            log("warning: changelog of partition \(partition) starts at \(marks.low), after the snapshot (\(start))")
+            start = marks.low
+        }
+        var records = 0
+        if start < marks.high {
+            try reader.assign([(changelog, .offset(start))])
+            var position = start
+            let deadline = WallClock.monotonic() + 300
+            while position < marks.high, WallClock.monotonic() < deadline {
+                for record in try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200)) {
+                    records += 1
+                    guard let key = record.key, let value = record.value else { continue }
+                    if key == PartitionCheckpoint.key {
+                        checkpoint = try PartitionCheckpoint(bytes: value)
+                    } else {
+                        let parts = try TimelineCodec.decode(value)
+                        latest[parts.userId] = parts
+                    }
+                }
+                position = try reader.positions([changelog])[changelog] ?? position
+            }
+            guard position >= marks.high else {
+                throw ReplayError("restoring partition \(partition): changelog stuck at \(position) of \(marks.high)")
+            }
+        }
+        var owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: checkpoint)
+        for userId in latest.keys.sorted() {
+            owner.processor.fold.restore(latest[userId]!, geofences: geofenceFeed.table)
+        }
+        _ = owner.processor.fold.takeTouchedTimelines()  // restored, not changed
+        let restored = records
+        metrics.update { $0.restoredRecords += restored }
+        let seconds = WallClock.monotonic() - started
+        log("restored partition \(partition): \(latest.count) users, \(records) changelog records in \(String(Int(seconds * 1000))) ms"
+            + (snapshot != nil ? " (from a snapshot)" : ""))
+        return owner
+    }
+}
+
+extension FoldCounters {
+    mutating func add(_ other: FoldCounters) {
+        fixes += other.fixes
+        commands += other.commands
+        duplicates += other.duplicates
+        rewinds += other.rewinds
+        filteredJumps += other.filteredJumps
+        tooInaccurate += other.tooInaccurate
+        unmatchedCommands += other.unmatchedCommands
+        for (reason, count) in other.rejected { rejected[reason, default: 0] += count }
+        for index in eventsByType.indices { eventsByType[index] += other.eventsByType[index] }
+        corrected += other.corrected
+        retracted += other.retracted
+    }
+}
+
+extension ProcessorCounters {
+    mutating func add(_ other: ProcessorCounters) {
+        recordsIn += other.recordsIn
+        geofenceUpserts += other.geofenceUpserts
+        geofenceDeletes += other.geofenceDeletes
+        for (reason, count) in other.deadLetters { deadLetters[reason, default: 0] += count }
+    }
+}

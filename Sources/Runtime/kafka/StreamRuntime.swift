@@ -1,0 +1,196 @@
+import Codec
+import Domain
+import KafkaIO
+import Synchronization
+
+/// The service: consumes fixes and trip commands, folds them per owned partition, and commits
+/// outputs, state changelog and input offsets together in one Kafka transaction per interval.
+///
+/// One thread drives everything (librdkafka clients are not shared across threads here). Per
+/// interval: poll → fold → [begin; outputs; flush; changelog + checkpoints; flush; offsets;
+/// commit]. Outputs are durable before the changelog record that covers them, so even a broker
+/// that cannot abort (librdkafka's mock) can only see outputs repeated after a crash, never lost.
+public final class StreamRuntime {
+    public let options: RuntimeOptions
+    let metrics: RuntimeMetrics
+    let log: (String) -> Void
+    private let stopRequested: @Sendable () -> Bool
+
+    var producer: KafkaProducer!
+    var consumer: KafkaConsumer!
+    var commandsReader: KafkaReader!
+    var geofenceFeed: GeofenceFeed!
+    var owners: [Int32: PartitionOwner] = [:]
+    var output = OutputBatch(newlineSeparated: false)
+    /// Counters of partitions given up, so totals survive rebalances.
+    var retiredFold = FoldCounters()
+    var retiredProcessor = ProcessorCounters()
+    var lastCommit = WallClock.monotonic()
+    var lastSnapshot = WallClock.monotonic()
+    var lastLagCheck = WallClock.monotonic()
+    var lastProgress: [Int32: Double] = [:]
+    var consumed: [String: Int] = [:]
+
+    /// - Parameter shouldStop: polled between batches; true starts a graceful shutdown.
+    public init(options: RuntimeOptions, metrics: RuntimeMetrics, log: @escaping (String) -> Void,
+                shouldStop: @escaping @Sendable () -> Bool)
+    {
+        self.options = options
+        self.metrics = metrics
+        self.log = log
+        self.stopRequested = shouldStop
+    }
+
+    /// Runs until `shouldStop` says so, then commits, leaves the group and returns.
+    public func run() throws {
+        try start()
+        defer { shutdown() }
+        while !stopRequested() {
+            try step()
+        }
+        try commitIfNeeded(force: true)
+        writeSnapshots()
+    }
+
+    // MARK: - Start
+
+    func start() throws {
+        try ensureTopics()
+        geofenceFeed = try GeofenceFeed(configuration: options.kafka, topic: options.topics.geofences, log: log)
+        try geofenceFeed.loadAll(timeout: 60)
+        log("geofences loaded: \(geofenceFeed.table.count)")
+
+        producer = try KafkaProducer(configuration: options.kafka, transactionalId: options.transactionalId)
+        try producer.initTransactions(timeout: .seconds(60))
+
+        var consumerConfiguration = options.kafka
+        consumerConfiguration["group.id"] = options.group
+        consumerConfiguration["client.id"] = consumerConfiguration["client.id"] ?? "tripstream-\(options.instanceId)"
+        consumer = try KafkaConsumer(configuration: consumerConfiguration, enablePartitionEOF: true)
+        try consumer.subscribe([options.topics.locations])
+
+        var readerConfiguration = options.kafka
+        readerConfiguration["group.id"] = options.group + "-commands-reader"
+        commandsReader = try KafkaReader(configuration: readerConfiguration, enablePartitionEOF: true)
+        metrics.update {
+            $0.ready = true
+            $0.geofences = geofenceFeed.table.count
+        }
+        log("running: group \(options.group), transactional id \(options.transactionalId)")
+    }
+
+    /// Creates missing topics where the broker allows, and checks that the co-partitioned topics
+    /// agree on their partition counts.
+    func ensureTopics() throws {
+        let topics = options.topics
+        let admin = try KafkaAdmin(configuration: options.kafka)
+        var existing = (try? admin.partitionCounts(topics.all, timeout: .seconds(10))) ?? [:]
+        let inputPartitions = Int32(existing[topics.locations] ?? existing[topics.tripCommands] ?? Int(options.partitions))
+        let missing = topics.all.filter { existing[$0] == nil }
+        if !missing.isEmpty {
+            let specs = missing.map { name in
+                TopicSpec(name: name, partitions: name == topics.geofences ? 3 : inputPartitions, replicationFactor: -1,
+                          config: topics.compacted.contains(name) ? ["cleanup.policy": "compact"] : [:])
+            }
+            do {
+                let created = try admin.createTopics(specs, timeout: .seconds(10))
+                if !created.isEmpty { log("created topics: \(created.joined(separator: ", "))") }
+            } catch {
+                log("warning: could not create topics \(missing.joined(separator: ", ")): \(error)")
+            }
+            existing = (try? admin.partitionCounts(topics.all, timeout: .seconds(10))) ?? existing
+        }
+        let coPartitioned = [topics.locations, topics.tripCommands, topics.stateChangelog]
+        let counts = coPartitioned.compactMap { name in existing[name].map { (name, $0) } }
+        if Set(counts.map(\.1)).count > 1 {
+            let described = counts.map { "\($0.0) has \($0.1)" }.joined(separator: ", ")
+            throw ReplayError("topics keyed by userId must have equal partition counts: \(described)")
+        }
+    }
+
+    // MARK: - The loop
+
+    func step() throws {
+        let records = try consumer.poll(maxRecords: options.maxPollRecords, timeout: .milliseconds(20))
+        let justAssigned = try handleRebalance()
+        for end in consumer.takeEndOfPartitions() where end.topic == options.topics.locations {
+            owners[end.partition]?.fixesAtEnd = true
+        }
+        for record in records {
+            guard !justAssigned.contains(record.partition) else { continue }  // fetched before the seek
+            accept(fix: record)
+        }
+        if !owners.isEmpty {
+            for record in try commandsReader.poll(maxRecords: options.maxPollRecords, timeout: .zero) {
+                accept(command: record)
+            }
+            for end in commandsReader.takeEndOfPartitions() where end.topic == options.topics.tripCommands {
+                owners[end.partition]?.commandsAtEnd = true
+            }
+        }
+        let geofencesChanged = try geofenceFeed.poll(into: &output)
+        if geofencesChanged { metrics.update { $0.geofences = geofenceFeed.table.count } }
+
+        let started = WallClock.monotonic()
+        let now = WallClock.now()
+        for partition in owners.keys.sorted() {
+            let waited = started - (lastProgress[partition] ?? started)
+            let before = owners[partition]!.locationsOffset + owners[partition]!.commandsOffset
+            owners[partition]!.foldReady(
+                geofences: geofenceFeed.table, now: now, force: waited * 1000 > Double(options.mergeWait),
+                source: options.topics, into: &output)
+            let after = owners[partition]!.locationsOffset + owners[partition]!.commandsOffset
+            if after != before || owners[partition]!.pendingCount == 0 { lastProgress[partition] = started }
+        }
+        if !records.isEmpty {
+            let seconds = WallClock.monotonic() - started
+            metrics.update { $0.foldBatchSeconds.observe(seconds) }
+        }
+        try commitIfNeeded(force: false)
+        if WallClock.monotonic() - lastLagCheck > 5 { updateLag() }
+    }
+
+    func accept(fix record: ConsumedRecord) {
+        guard owners[record.partition] != nil else { return }
+        guard record.offset >= owners[record.partition]!.nextFetchLocations else { return }  // re-delivered
+        owners[record.partition]!.nextFetchLocations = record.offset + 1
+        owners[record.partition]!.fixesAtEnd = false
+        owners[record.partition]!.fixes.append(.fix(key: record.key, value: record.value, offset: record.offset))
+        consumed[record.topic, default: 0] += 1
+    }
+
+    func accept(command record: ConsumedRecord) {
+        guard owners[record.partition] != nil else { return }
+        guard record.offset >= owners[record.partition]!.nextFetchCommands else { return }
+        owners[record.partition]!.nextFetchCommands = record.offset + 1
+        owners[record.partition]!.commandsAtEnd = false
+        owners[record.partition]!.commands.append(.command(key: record.key, value: record.value, offset: record.offset))
+        consumed[record.topic, default: 0] += 1
+    }
+
+    func updateLag() {
+        lastLagCheck = WallClock.monotonic()
+        var lag: [Int32: Int64] = [:]
+        for (partition, owner) in owners {
+            if let marks = try? consumer.watermarks(topic: options.topics.locations, partition: partition,
+                                                    timeout: .milliseconds(500))
+            {
+                lag[partition] = max(0, marks.high - owner.locationsOffset)
+            }
+        }
+        metrics.update { $0.lag = lag }
+    }
+
+    // MARK: - Shutdown
+
+    func shutdown() {
+        metrics.update { $0.ready = false }
+        try? consumer?.close()  // leaves the group; the revocation it triggers needs no commit now
+        _ = consumer?.takeRebalanceEvents()
+        owners.removeAll()
+        try? commandsReader?.close()
+        geofenceFeed?.close()
+        _ = try? producer?.flush(timeout: .seconds(10))
+        log("stopped")
+    }
+}

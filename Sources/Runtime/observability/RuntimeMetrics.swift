@@ -1,0 +1,98 @@
+import Domain
+import Synchronization
+
+/// The runtime's counters and gauges, shared with the metrics endpoint's thread.
+public final class RuntimeMetrics: Sendable {
+    public struct Values: Sendable {
+        public var consumed: [String: Int] = [:]
+        public var fold = FoldCounters()
+        public var processor = ProcessorCounters()
+        public var transactionsCommitted = 0
+        public var transactionsAborted = 0
+        /// Fold time per poll batch: counts per upper bound in seconds.
+        public var foldBatchSeconds = Histogram(bounds: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
+        public var commitSeconds = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+        public var lag: [Int32: Int64] = [:]
+        public var restoredRecords = 0
+        public var restoresInProgress = 0
+        public var ownedPartitions = 0
+        public var trackedUsers = 0
+        public var geofences = 0
+        public var ready = false
+        public init() {}
+    }
+
+    /// Cumulative histogram in Prometheus' shape.
+    public struct Histogram: Sendable {
+        public let bounds: [Double]
+        public var counts: [Int]
+        public var sum = 0.0
+        public var count = 0
+
+        public init(bounds: [Double]) {
+            self.bounds = bounds
+            counts = [Int](repeating: 0, count: bounds.count)
+        }
+
+        public mutating func observe(_ value: Double) {
+            for (i, bound) in bounds.enumerated() where value <= bound { counts[i] += 1 }
+            sum += value
+            count += 1
+        }
+    }
+
+    private let values = Mutex(Values())
+
+    public init() {}
+
+    public func update(_ body: (inout Values) -> Void) { values.withLock { body(&$0) } }
+
+    public var snapshot: Values { values.withLock { $0 } }
+
+    /// Prometheus text exposition format 0.0.4.
+    public func render() -> String {
+        let v = snapshot
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for sample in samples { out += "\(name)\(sample.labels) \(sample.value)\n" }
+        }
+        metric("tripstream_records_consumed_total", "counter", "Input records consumed, by topic.",
+               v.consumed.sorted { $0.key < $1.key }.map { ("{topic=\"\($0.key)\"}", "\($0.value)") })
+        metric("tripstream_events_produced_total", "counter", "Events produced, by type.",
+               EventType.allCases.map { ("{type=\"\($0.name)\"}", "\(v.fold.eventsByType[Int($0.rawValue)])") })
+        metric("tripstream_events_republished_total", "counter", "Events republished after an offline replay.",
+               [("{revision=\"corrected\"}", "\(v.fold.corrected)"), ("{revision=\"retracted\"}", "\(v.fold.retracted)")])
+        var letters = v.processor.deadLetters
+        for (reason, count) in v.fold.rejected { letters[reason, default: 0] += count }
+        metric("tripstream_dead_letters_total", "counter", "Inputs dead-lettered, by reason.",
+               RejectionReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(letters[$0] ?? 0)") })
+        metric("tripstream_rewinds_total", "counter", "Late inputs folded at their place in event time.",
+               [("", "\(v.fold.rewinds)")])
+        metric("tripstream_duplicates_total", "counter", "Duplicate inputs dropped.", [("", "\(v.fold.duplicates)")])
+        metric("tripstream_filtered_fixes_total", "counter", "Fixes left out of the state by the filters.",
+               [("{filter=\"gps_jump\"}", "\(v.fold.filteredJumps)"),
+                ("{filter=\"too_inaccurate\"}", "\(v.fold.tooInaccurate)")])
+        metric("tripstream_transactions_total", "counter", "Kafka transactions, by outcome.",
+               [("{result=\"committed\"}", "\(v.transactionsCommitted)"),
+                ("{result=\"aborted\"}", "\(v.transactionsAborted)")])
+        histogram(&out, "tripstream_fold_batch_seconds", "Time to fold one poll batch.", v.foldBatchSeconds)
+        histogram(&out, "tripstream_commit_seconds", "Time to commit one transaction.", v.commitSeconds)
+        metric("tripstream_consumer_lag", "gauge", "Records behind the end of each owned fixes partition.",
+               v.lag.sorted { $0.key < $1.key }.map { ("{partition=\"\($0.key)\"}", "\($0.value)") })
+        metric("tripstream_restored_records_total", "counter", "State changelog records restored.",
+               [("", "\(v.restoredRecords)")])
+        metric("tripstream_restores_in_progress", "gauge", "Partitions being restored.", [("", "\(v.restoresInProgress)")])
+        metric("tripstream_owned_partitions", "gauge", "Input partitions this instance owns.",
+               [("", "\(v.ownedPartitions)")])
+        metric("tripstream_tracked_users", "gauge", "Users with state on this instance.", [("", "\(v.trackedUsers)")])
+        metric("tripstream_geofences", "gauge", "Geofences in the table.", [("", "\(v.geofences)")])
+        return out
+    }
+
+    private func histogram(_ out: inout String, _ name: String, _ help: String, _ h: Histogram) {
+        out += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (bound, count) in zip(h.bounds, h.counts) { out += "\(name)_bucket{le=\"\(bound)\"} \(count)\n" }
+        out += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
+    }
+}

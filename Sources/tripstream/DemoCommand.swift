@@ -1,0 +1,145 @@
+import Codec
+import CommandLineKit
+import Domain
+import Foundation
+import KafkaIO
+import Runtime
+import Simulation
+
+/// `tripstream demo`: the embedded broker, a simulated fleet, the service, and a live view of the
+/// events as a notification service sees them (read_committed), in one process.
+enum DemoCommand {
+    static let spec = CommandSpec(
+        name: "demo",
+        abstract: "Everything in one process on the embedded broker: fleet, service, live events.",
+        discussion: """
+            Starts librdkafka's mock cluster, creates the topics, publishes a simulated fleet (with GPS noise, \
+            offline gaps replayed late and duplicates), runs the service on it and prints the events a \
+            notification service would receive. Stops after --duration of simulated time or on Ctrl-C, then \
+            prints a summary.
+            """,
+        options: [
+            .value("users", short: "u", valueName: "count", help: "Drivers.", default: "200"),
+            .value("geofences", valueName: "count", help: "Geofences.", default: "300"),
+            .value("duration", valueName: "duration", help: "Simulated time to run.", default: "30m"),
+            .value("speedup", valueName: "factor", help: "Simulated seconds per real second.", default: "60"),
+            .value("show", valueName: "kinds",
+                   help: "Event kinds to print: all, or a list of trip, geofence, updates.", default: "trip,geofence"),
+            .value("seed", valueName: "n", help: "Random seed of the fleet.", default: "7"),
+        ])
+
+    static func run(_ parsed: ParsedArguments) throws {
+        ShutdownSignal.install()
+        var settings = SimulationSettings()
+        settings.users = try parsed.int("users")
+        settings.geofences = try parsed.int("geofences")
+        settings.duration = try parsed.duration("duration") / 1000
+        settings.seed = UInt64(try parsed.int("seed"))
+        settings.offlineChance = 0.004
+        settings.start = WallClock.now() - settings.duration * 1000  // recent, so live events are live
+        let speedup = max(try parsed.double("speedup"), 1)
+        let show = Set(parsed.list("show"))
+
+        let topics = Topics()
+        let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)
+        let kafka = cluster.clientConfiguration
+        Terminal.error("embedded broker at \(cluster.bootstrapServers)")
+
+        let state = NSTemporaryDirectory() + "tripstream-demo-\(getpid())"
+        var options = RuntimeOptions(kafka: kafka, stateDirectory: state, instanceId: "demo")
+        options.group = "tripstream-demo"
+        let metrics = RuntimeMetrics()
+        let done = DemoFlag()
+        let runtimeOptions = options
+        let fleet = settings
+        let runtimeThread = Thread {
+            let runtime = StreamRuntime(options: runtimeOptions, metrics: metrics, log: { Terminal.error("service: \($0)") },
+                                        shouldStop: { done.isSet || ShutdownSignal.isRequested })
+            do { try runtime.run() } catch { Terminal.error("service failed: \(error)") }
+            done.runtimeStopped()
+        }
+        runtimeThread.start()
+
+        let publisherThread = Thread {
+            do {
+                let producer = try KafkaProducer(configuration: kafka)
+                let interval = Double(fleet.fixInterval) / speedup
+                var last = WallClock.monotonic()
+                try SimulatePublisher.publish(fleet, producer: producer, topics: topics, rate: 0) { _ in
+                    let next = last + interval
+                    let now = WallClock.monotonic()
+                    if next > now { Terminal.sleep(seconds: next - now) }
+                    last = max(next, now)
+                    return !done.isSet && !ShutdownSignal.isRequested
+                }
+                Terminal.error("fleet: simulated \(fleet.duration / 60) minutes")
+            } catch {
+                Terminal.error("fleet failed: \(error)")
+            }
+            done.publisherStopped()
+        }
+        publisherThread.start()
+
+        try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done)
+        done.set()
+        done.waitForRuntime()
+        let values = metrics.snapshot
+        Terminal.output("")
+        Terminal.output("summary: \(values.consumed.values.reduce(0, +)) inputs consumed, \(values.fold.events) events, \(values.processor.deadLetterTotal + values.fold.rejected.values.reduce(0, +)) dead letters, \(values.fold.rewinds) offline fixes folded in order, \(values.fold.duplicates) duplicates dropped, \(values.transactionsCommitted) transactions")
+        withExtendedLifetime(cluster) {}
+    }
+
+    /// Reads the events topic as a notification service would (read_committed) and prints them.
+    static func watchEvents(kafka: KafkaConfiguration, topic: String, show: Set<String>, done: DemoFlag) throws {
+        var configuration = kafka
+        configuration["group.id"] = "demo-notifications"
+        let consumer = try KafkaConsumer(configuration: configuration)
+        try consumer.subscribe([topic])
+        var idle = 0.0
+        while !ShutdownSignal.isRequested {
+            let records = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
+            if records.isEmpty {
+                idle += 0.2
+                if done.publisherFinished, idle > 3 { break }
+                continue
+            }
+            idle = 0
+            for record in records {
+                guard let value = record.value, let decoded = try? EventDecoder.decode(value) else { continue }
+                if wants(decoded.event.type, show) { Terminal.output(EventLine.render(decoded.event)) }
+            }
+        }
+        try? consumer.close()
+    }
+
+    static func wants(_ type: EventType, _ show: Set<String>) -> Bool {
+        if show.contains("all") { return true }
+        switch type {
+        case .updatedTrip: return show.contains("updates")
+        case .enteredGeofence, .exitedGeofence, .dwelledInGeofence: return show.contains("geofence")
+        default: return show.contains("trip")
+        }
+    }
+}
+
+/// Coordination between the demo's threads.
+final class DemoFlag: @unchecked Sendable {
+    // Safe: every field is guarded by `condition`.
+    private let condition = NSCondition()
+    private var stop = false
+    private var publisherDone = false
+    private var runtimeDone = false
+
+    var isSet: Bool { condition.lock(); defer { condition.unlock() }; return stop }
+    var publisherFinished: Bool { condition.lock(); defer { condition.unlock() }; return publisherDone }
+
+    func set() { condition.lock(); stop = true; condition.broadcast(); condition.unlock() }
+    func publisherStopped() { condition.lock(); publisherDone = true; condition.broadcast(); condition.unlock() }
+    func runtimeStopped() { condition.lock(); runtimeDone = true; condition.broadcast(); condition.unlock() }
+
+    func waitForRuntime() {
+        condition.lock()
+        while !runtimeDone { condition.wait() }
+        condition.unlock()
+    }
+}

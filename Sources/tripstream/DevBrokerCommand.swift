@@ -1,0 +1,53 @@
+import CommandLineKit
+import KafkaIO
+import LZ4IO
+import Runtime
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tripstream dev-broker`: librdkafka's mock cluster on localhost, with TripStream's topics.
+enum DevBrokerCommand {
+    static let spec = CommandSpec(
+        name: "dev-broker",
+        abstract: "A Kafka-protocol broker on localhost for development and tests (librdkafka's mock cluster).",
+        discussion: """
+            In memory, about 5 MiB kept per partition; accepts transactions without enforcing them (aborted records \
+            stay visible, offsets sent to a transaction are not stored). Prints the bootstrap address and runs until \
+            SIGINT/SIGTERM.
+            """,
+        options: [
+            .value("broker-count", valueName: "n", help: "Brokers in the cluster.", default: "3"),
+            .value("partitions", short: "p", valueName: "n", help: "Partitions of the keyed topics.", default: "4"),
+            .value("bootstrap-file", valueName: "file", help: "Also write the bootstrap address to this file."),
+        ] + TopicNames.options)
+
+    static func run(_ parsed: ParsedArguments) throws {
+        ShutdownSignal.install()
+        let cluster = try start(brokerCount: try parsed.int("broker-count"), partitions: Int32(try parsed.int("partitions")),
+                                topics: try TopicNames.topics(parsed))
+        Terminal.output(cluster.bootstrapServers)
+        if let file = try parsed.optional("bootstrap-file", parsed.string) {
+            let temporary = file + ".tmp"
+            let writer = try FileWriter(path: temporary)
+            try writer.write(cluster.bootstrapServers + "\n")
+            try writer.close()
+            guard rename(temporary, file) == 0 else { throw CommandFailure("cannot write \(file)") }
+        }
+        Terminal.error("dev broker running with \(try parsed.int("broker-count")) brokers; stop with Ctrl-C")
+        while !ShutdownSignal.isRequested { Terminal.sleep(seconds: 0.1) }
+        withExtendedLifetime(cluster) {}
+    }
+
+    /// A mock cluster with every TripStream topic created (the mock cannot create topics through
+    /// the admin API).
+    static func start(brokerCount: Int, partitions: Int32, topics: Topics) throws -> MockCluster {
+        let cluster = try MockCluster(brokerCount: max(brokerCount, 1))
+        for topic in topics.all {
+            try cluster.createTopic(topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
+                                    replicationFactor: Int16(min(brokerCount, 3)))
+        }
+        return cluster
+    }
+}

@@ -1,0 +1,92 @@
+import CommandLineKit
+import Domain
+import KafkaIO
+import Runtime
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tripstream run`: the service against real brokers.
+enum RunCommand {
+    static let spec = CommandSpec(
+        name: "run",
+        abstract: "The service: consume fixes and trip commands, publish events exactly once.",
+        discussion: """
+            Run several instances with the same --group to share the partitions. Every option can also come from \
+            an environment variable (TRIPSTREAM_<OPTION>) or a --config file of `option = value` lines. Kafka \
+            client properties (SASL, TLS, ...) come from a librdkafka properties file given with --kafka-config.
+            """,
+        options: [
+            .value("brokers", short: "b", valueName: "host:port,...", help: "Kafka bootstrap servers.",
+                   environment: "TRIPSTREAM_BROKERS"),
+            .value("kafka-config", valueName: "file", help: "librdkafka properties file (SASL, TLS, ...).",
+                   environment: "TRIPSTREAM_KAFKA_CONFIG"),
+            .value("group", short: "g", valueName: "id", help: "Consumer group shared by the instances.",
+                   default: "tripstream", environment: "TRIPSTREAM_GROUP"),
+            .value("state-dir", valueName: "dir", help: "Local snapshots of the partitions' state.",
+                   default: "./tripstream-state", environment: "TRIPSTREAM_STATE_DIR"),
+            .value("instance-id", valueName: "id",
+                   help: "Stable id of this instance (transactional id); default: derived from host and state dir.",
+                   environment: "TRIPSTREAM_INSTANCE_ID"),
+            .value("commit-interval", valueName: "duration", help: "Transaction commit interval.", default: "100ms",
+                   environment: "TRIPSTREAM_COMMIT_INTERVAL"),
+            .value("snapshot-interval", valueName: "duration", help: "Local snapshot interval.", default: "30s",
+                   environment: "TRIPSTREAM_SNAPSHOT_INTERVAL"),
+            .value("replay-horizon", valueName: "duration", help: "Late fixes older than this are too_late.",
+                   default: "6h", environment: "TRIPSTREAM_REPLAY_HORIZON"),
+            .value("history-limit", valueName: "count", help: "Inputs of replay history kept per user.",
+                   default: "6", environment: "TRIPSTREAM_HISTORY_LIMIT"),
+            .value("partitions", valueName: "count", help: "Partitions of topics created at start.", default: "12",
+                   environment: "TRIPSTREAM_PARTITIONS"),
+            .value("metrics-port", valueName: "port", help: "Prometheus /metrics and /health port (0: none).",
+                   default: "9464", environment: "TRIPSTREAM_METRICS_PORT"),
+            .configFile(environment: "TRIPSTREAM_CONFIG"),
+        ] + TopicNames.options)
+
+    static func run(_ parsed: ParsedArguments) throws {
+        ShutdownSignal.install()
+        let options = try options(parsed)
+        let metrics = RuntimeMetrics()
+        let port = try parsed.int("metrics-port")
+        if port > 0 {
+            let server = try MetricsServer(port: UInt16(port), metrics: metrics)
+            server.start()
+            Terminal.error("metrics on http://0.0.0.0:\(server.port)/metrics")
+        }
+        Terminal.error("kafka client: \(options.kafka)")
+        let runtime = StreamRuntime(options: options, metrics: metrics, log: { Terminal.error($0) },
+                                    shouldStop: { ShutdownSignal.isRequested })
+        try runtime.run()
+    }
+
+    static func options(_ parsed: ParsedArguments) throws -> RuntimeOptions {
+        let kafka = try KafkaSettings.configuration(parsed)
+        let stateDirectory = try parsed.string("state-dir")
+        let group = try parsed.string("group")
+        let instance = try parsed.optional("instance-id", parsed.string) ?? defaultInstanceId(stateDirectory)
+        var options = RuntimeOptions(kafka: kafka, stateDirectory: stateDirectory, instanceId: instance)
+        options.group = group
+        options.topics = try TopicNames.topics(parsed)
+        options.commitInterval = try parsed.duration("commit-interval")
+        options.snapshotInterval = try parsed.duration("snapshot-interval")
+        options.settings.replayHorizon = try parsed.duration("replay-horizon")
+        options.settings.historyLimit = try parsed.int("history-limit")
+        options.partitions = Int32(try parsed.int("partitions"))
+        guard options.commitInterval > 0, options.settings.historyLimit >= 2, options.partitions > 0 else {
+            throw CommandFailure("--commit-interval and --partitions must be positive, --history-limit at least 2")
+        }
+        return options
+    }
+
+    /// Host name and a hash of the state directory: the same instance after a restart, a
+    /// different one for another state directory on the same host.
+    static func defaultInstanceId(_ stateDirectory: String) -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count)
+        var hasher = StableHasher()
+        hasher.combine(stateDirectory)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "\(host)-\(String(hasher.value % 1_000_000, radix: 36))"
+    }
+}

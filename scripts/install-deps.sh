@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what TripStream needs on Debian 12, only what is missing: the C libraries it links
+# (librdkafka, liblz4), the independent Kafka peers the tests use (kcat, Debian's
+# python3-confluent-kafka, Go + Sarama) and Python's jsonschema for the schema checks.
+set -euo pipefail
+
+packages=(librdkafka-dev liblz4-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
+          golang-go golang-github-shopify-sarama-dev)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "installing: ${missing[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The python3 first on PATH (it may not be Debian's) needs jsonschema for the Swift schema tests.
+if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
+    echo "installing jsonschema for $(command -v python3)" >&2
+    python3 -m pip install --quiet 'jsonschema>=4.18'
+fi
+
+command -v swift >/dev/null || { echo "error: no Swift toolchain on PATH (Swift 6 is needed)" >&2; exit 1; }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The tests: unit and in-process Kafka tests (swift test), then checks across processes and
+# against independent implementations: the schemas with Python's jsonschema, replay determinism,
+# the real Porto trajectories, and the Kafka runtime with kcat and a Sarama consumer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+
+echo "== swift test" >&2
+swift build --build-tests
+swift test --skip-build
+
+echo "== schemas: Radar's examples and ours validate (python jsonschema)" >&2
+python3 schemas/validate.py --self-test
+
+swift build --product tripstream
+tripstream=.build/debug/tripstream
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "== replay: the bundled real sample, twice, byte-identical, events valid" >&2
+for run in 1 2; do
+    "$tripstream" replay --quiet --geofences samples/porto/geofences.ndjson --commands samples/porto/commands.ndjson \
+        --fixes samples/porto/fixes.ndjson.lz4 --out "$work/replay-$run"
+done
+for file in events eta dead-letters; do cmp "$work/replay-1/$file.ndjson" "$work/replay-2/$file.ndjson"; done
+test -s "$work/replay-1/events.ndjson"
+python3 schemas/validate.py event "$work/replay-1/events.ndjson"
+python3 schemas/validate.py eta-update "$work/replay-1/eta.ndjson"
+
+echo "== replay: a simulated fleet with offline replays and duplicates, events valid" >&2
+"$tripstream" simulate --users 300 --geofences 200 --duration 30m --offline-chance 0.01 --out "$work/sim" >/dev/null
+"$tripstream" replay --quiet -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
+    --out "$work/sim-out"
+python3 schemas/validate.py event "$work/sim-out/events.ndjson"
+
+if [ -d ../shared/data/real-trajectories ]; then
+    echo "== real trajectories: arrival and ETA targets" >&2
+    python3 bench/real-trajectories.py --tripstream "$tripstream" --check
+else
+    echo "== real trajectories: ../shared/data/real-trajectories not present here, bench skipped" >&2
+fi
+
+if [ -x .ci/kafka-check.sh ]; then
+    echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2
+    .ci/kafka-check.sh "$tripstream"
+fi
+echo "all tests passed" >&2
