@@ -91,10 +91,13 @@ public struct FleetSimulator {
         if step == 0, let destination = driver.tripDestination {
             records.append(.command(startCommand(driver, destination: destination, at: time)))
         }
+        // The dispatcher reacts to what the driver's fix shows, so its commands follow the fix.
+        var dispatch: [SimulatedRecord] = []
+        defer { records.append(contentsOf: dispatch) }
         if let arrivedAt = driver.arrivedAt, let destination = driver.tripDestination,
             time - arrivedAt >= 120_000
         {
-            records.append(.command(TripCommand(
+            dispatch.append(.command(TripCommand(
                 kind: .complete, userId: driver.userId, createdAt: time,
                 trip: TripOptions(externalId: tripId(driver)))))
             driver.arrivedAt = nil
@@ -102,7 +105,7 @@ public struct FleetSimulator {
             let next = (destination + 1 + Int.random(in: 0..<max(centers.count - 1, 1), using: &random)) % centers.count
             driver.tripDestination = next
             driver.target = centers[next]
-            records.append(.command(startCommand(driver, destination: next, at: time + 1)))
+            dispatch.append(.command(startCommand(driver, destination: next, at: time + 1)))
         }
         move(&driver)
         let fix = makeFix(driver, at: time)

@@ -53,15 +53,22 @@ enum DemoCommand {
         let runtimeOptions = options
         let fleet = settings
         let runtimeThread = Thread {
-            let runtime = StreamRuntime(options: runtimeOptions, metrics: metrics, log: { Terminal.error("service: \($0)") },
-                                        shouldStop: { done.isSet || ShutdownSignal.isRequested })
-            do { try runtime.run() } catch { Terminal.error("service failed: \(error)") }
+            do {
+                // Scoped, so the service's clients are gone before the broker is.
+                let runtime = StreamRuntime(options: runtimeOptions, metrics: metrics,
+                                            log: { Terminal.error("service: \($0)") },
+                                            shouldStop: { done.isSet || ShutdownSignal.isRequested })
+                try runtime.run()
+            } catch {
+                Terminal.error("service failed: \(error)")
+            }
             done.runtimeStopped()
         }
         runtimeThread.start()
 
         let publisherThread = Thread {
             do {
+                // Scoped like the service's clients.
                 let producer = try KafkaProducer(configuration: kafka)
                 let interval = Double(fleet.fixInterval) / speedup
                 var last = WallClock.monotonic()
@@ -83,9 +90,14 @@ enum DemoCommand {
         try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done)
         done.set()
         done.waitForRuntime()
+        done.waitForPublisher()
         let values = metrics.snapshot
         Terminal.output("")
-        Terminal.output("summary: \(values.consumed.values.reduce(0, +)) inputs consumed, \(values.fold.events) events, \(values.processor.deadLetterTotal + values.fold.rejected.values.reduce(0, +)) dead letters, \(values.fold.rewinds) offline fixes folded in order, \(values.fold.duplicates) duplicates dropped, \(values.transactionsCommitted) transactions")
+        var letters = values.processor.deadLetters
+        for (reason, count) in values.fold.rejected { letters[reason, default: 0] += count }
+        let reasons = letters.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+        Terminal.output("summary: \(values.consumed.values.reduce(0, +)) inputs consumed, \(values.fold.events) events, \(values.fold.rewinds) offline fixes folded in order, \(values.fold.duplicates) duplicates dropped, \(values.transactionsCommitted) transactions")
+        Terminal.output("dead letters: \(reasons.isEmpty ? "none" : reasons.joined(separator: ", "))")
         withExtendedLifetime(cluster) {}
     }
 
@@ -136,6 +148,12 @@ final class DemoFlag: @unchecked Sendable {
     func set() { condition.lock(); stop = true; condition.broadcast(); condition.unlock() }
     func publisherStopped() { condition.lock(); publisherDone = true; condition.broadcast(); condition.unlock() }
     func runtimeStopped() { condition.lock(); runtimeDone = true; condition.broadcast(); condition.unlock() }
+
+    func waitForPublisher() {
+        condition.lock()
+        while !publisherDone { condition.wait() }
+        condition.unlock()
+    }
 
     func waitForRuntime() {
         condition.lock()

@@ -217,3 +217,45 @@ enum Input {
         #expect(a.count > 5)
     }
 }
+
+@Suite struct OfflineReplayTests {
+    @Test(arguments: [2, 6, 13, 24, 40])
+    func aLongOfflineBufferReplayedAfterALiveFixIsFoldedNotTooLate(buffered: Int) {
+        let o = World.center
+        var h = Harness([World.circle("store", "g1")])
+        var t: Int64 = 0
+        for i in 0..<20 {
+            h.send(World.fix(at: t, World.offset(o, north: Double(i) * 20, east: 0)))
+            t += 5
+        }
+        let gapStart = t
+        h.send(World.fix(at: gapStart + Int64(buffered) * 5 + 1, World.offset(o, north: 500, east: 0)))
+        for i in 0..<buffered {
+            let result = h.send(World.fix(at: gapStart + Int64(i) * 5, World.offset(o, north: 400 + Double(i), east: 0),
+                                          replayed: true))
+            #expect(result == .accepted, "buffered fix \(i) of \(buffered)")
+        }
+        #expect(h.fold.counters.rewinds == buffered)
+    }
+}
+
+@Suite struct HistoryBoundaryTests {
+    /// Commands and a live fix arrive while the device is offline; its buffer, newer than
+    /// everything already folded into the checkpoint, must still be placed (not too late).
+    @Test func bufferOlderThanRetainedHistoryButNewerThanTheCheckpointIsFolded() {
+        let o = World.center
+        var h = Harness([World.circle("store", "g1")])
+        for i in 0..<12 { h.send(World.fix(at: Int64(i) * 5, World.offset(o, north: Double(i) * 10, east: 0))) }
+        h.send(World.start(at: 200, trip: "a"))
+        h.send(World.command(.complete, at: 210, trip: "a"))
+        h.send(World.start(at: 211, trip: "b"))
+        h.send(World.fix(at: 230, World.offset(o, north: 300, east: 0)))
+        for i in 0..<10 {
+            let result = h.send(World.fix(at: 60 + Int64(i) * 5, World.offset(o, north: 120 + Double(i) * 5, east: 0),
+                                          replayed: true))
+            #expect(result == .accepted, "buffered fix \(i)")
+        }
+        // Older than the newest input folded into the checkpoint: truly too late.
+        #expect(h.send(World.fix(at: 1, o)).isRejected(.tooLate))
+    }
+}

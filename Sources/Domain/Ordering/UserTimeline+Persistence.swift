@@ -8,20 +8,20 @@ extension UserTimeline {
         public var middle: UserState?
         public var middleIndex: Int
         public var history: [TimelineInput]
-        public var baseHasHistory: Bool
+        public var baseTime: UnixMillis
         public var watermark: UnixMillis
         public var lastTickTimer: UnixMillis
         public var newestTime: UnixMillis
 
         public init(userId: String, base: UserState, middle: UserState?, middleIndex: Int, history: [TimelineInput],
-                    baseHasHistory: Bool, watermark: UnixMillis, lastTickTimer: UnixMillis, newestTime: UnixMillis)
+                    baseTime: UnixMillis, watermark: UnixMillis, lastTickTimer: UnixMillis, newestTime: UnixMillis)
         {
             self.userId = userId
             self.base = base
             self.middle = middle
             self.middleIndex = middleIndex
             self.history = history
-            self.baseHasHistory = baseHasHistory
+            self.baseTime = baseTime
             self.watermark = watermark
             self.lastTickTimer = lastTickTimer
             self.newestTime = newestTime
@@ -29,7 +29,7 @@ extension UserTimeline {
     }
 
     public var parts: Parts {
-        Parts(userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseHasHistory: baseHasHistory,
+        Parts(userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseTime: baseTime,
               watermark: watermark, lastTickTimer: lastTickTimer, newestTime: newestTime)
     }
 
@@ -40,7 +40,7 @@ extension UserTimeline {
         middle = parts.middle
         middleIndex = parts.middleIndex
         history = parts.history
-        baseHasHistory = parts.baseHasHistory
+        baseTime = parts.baseTime
         watermark = parts.watermark
         newestTime = parts.newestTime
         var discarded: [Event] = []

@@ -16,7 +16,9 @@ public struct UserTimeline: Sendable {
     var middleIndex = 0
     var history: [TimelineInput] = []
     /// Whether `base` has inputs folded into it (then nothing may go before `history[0]`).
-    var baseHasHistory = false
+    /// Event time of the newest input folded into `base` (`.min`: none). Nothing at or before it
+    /// can be inserted any more.
+    var baseTime: UnixMillis = .min
     /// Latest stream time whose timers were applied to `current`.
     public internal(set) var watermark: UnixMillis = .min
     /// Due time of the latest timer a stream-time tick fired: an input older than that must be
@@ -59,7 +61,7 @@ public struct UserTimeline: Sendable {
             if history[probe - 1].isDuplicate(of: input) { return .duplicate }
             probe -= 1
         }
-        if position == 0, baseHasHistory { return .tooLate }
+        if position == 0, input.time <= baseTime { return .tooLate }
         if input.time > newestTime { newestTime = input.time }
 
         if position == history.count, input.time >= lastTickTimer {
@@ -155,7 +157,7 @@ public struct UserTimeline: Sendable {
         let clean = history.isEmpty || lastTickTimer <= history[history.count - 1].time
         if let checkpoint = middle, middleIndex > 0, history.count - middleIndex >= half {
             base = checkpoint
-            baseHasHistory = true
+            baseTime = history[middleIndex - 1].time
             history.removeFirst(middleIndex)
             middle = nil
             middleIndex = 0
@@ -165,8 +167,8 @@ public struct UserTimeline: Sendable {
             quiet.live = false
             var discarded: [Event] = []  // published when these inputs were folded
             for index in 0..<drop { _ = base.fold(history[index], context: quiet, events: &discarded) }
+            baseTime = history[drop - 1].time
             history.removeFirst(drop)
-            baseHasHistory = true
             if middle != nil {
                 if middleIndex >= drop { middleIndex -= drop } else { middle = nil; middleIndex = 0 }
             }

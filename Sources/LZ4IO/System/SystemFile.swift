@@ -19,8 +19,17 @@ enum SystemFile {
     }
 
     /// Creates or truncates `path` for writing.
-    static func openForWriting(_ path: String, permissions: UInt32) throws(LZ4IOError) -> Int32 {
-        try open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: permissions)
+    static func openForWriting(_ path: String, permissions: UInt32, truncate: Bool = true) throws(LZ4IOError) -> Int32 {
+        try open(path, flags: O_WRONLY | O_CREAT | (truncate ? O_TRUNC : 0) | O_CLOEXEC, mode: permissions)
+    }
+
+    /// Cuts the file at `length` bytes.
+    static func truncate(_ descriptor: Int32, length: Int64, path: String) throws(LZ4IOError) {
+        while ftruncate(descriptor, off_t(length)) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            throw error(code, operation: "ftruncate", path: path)
+        }
     }
 
     private static func open(_ path: String, flags: Int32, mode: UInt32) throws(LZ4IOError) -> Int32 {

@@ -17,15 +17,20 @@ public final class FileWriter {
     private let capacity: Int
     private var count = 0
     private var isClosed = false
+    private let truncatesOnClose: Bool
+    private var written: Int64 = 0
 
     /// Creates or truncates `path`.
     /// - Parameters:
     ///   - bufferSize: bytes collected before a `write(2)`. Default: 1 MiB.
     ///   - permissions: mode for a new file, before the umask. Default: `0o644`.
     /// - Throws: `notFound` (missing directory), `permissionDenied`, `isDirectory`, or another system error.
-    public init(path: String, bufferSize: Int = 1 << 20, permissions: UInt32 = 0o644) throws(LZ4IOError) {
+    public init(
+        path: String, bufferSize: Int = 1 << 20, permissions: UInt32 = 0o644, reusingExistingPages: Bool = false
+    ) throws(LZ4IOError) {
         precondition(bufferSize > 0, "bufferSize must be positive")
-        self.descriptor = try SystemFile.openForWriting(path, permissions: permissions)
+        self.descriptor = try SystemFile.openForWriting(path, permissions: permissions, truncate: !reusingExistingPages)
+        self.truncatesOnClose = reusingExistingPages
         self.path = path
         self.capacity = bufferSize
         self.buffer = .allocate(byteCount: bufferSize, alignment: 64)
@@ -49,6 +54,7 @@ public final class FileWriter {
             try flush()
             if bytes.count >= capacity {
                 try SystemFile.writeAll(descriptor, source, count: bytes.count, path: path)
+                written += Int64(bytes.count)
                 return
             }
         }
@@ -91,6 +97,7 @@ public final class FileWriter {
         guard count > 0 else { return }
         let pending = count
         count = 0  // on failure the bytes are lost either way; a retry would duplicate a partial write
+        written += Int64(pending)
         try SystemFile.writeAll(descriptor, buffer, count: pending, path: path)
     }
 
@@ -106,6 +113,7 @@ public final class FileWriter {
         isClosed = true
         do throws(LZ4IOError) {
             try flush()
+            if truncatesOnClose { try SystemFile.truncate(descriptor, length: written, path: path) }
         } catch {
             try? SystemFile.close(descriptor, path: path)
             throw error

@@ -26,9 +26,9 @@ public enum ReplayJob {
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
         let started = monotonicSeconds()
         try makeDirectory(options.outputDirectory)
-        let events = try FileWriter(path: options.outputDirectory + "/events.ndjson")
-        let eta = try FileWriter(path: options.outputDirectory + "/eta.ndjson")
-        let deadLetters = try FileWriter(path: options.outputDirectory + "/dead-letters.ndjson")
+        let events = try FileWriter(path: options.outputDirectory + "/events.ndjson", reusingExistingPages: true)
+        let eta = try FileWriter(path: options.outputDirectory + "/eta.ndjson", reusingExistingPages: true)
+        let deadLetters = try FileWriter(path: options.outputDirectory + "/dead-letters.ndjson", reusingExistingPages: true)
         var processor = InputProcessor(settings: options.settings)
         var output = OutputBatch(newlineSeparated: true)
         var geofences = GeofenceTable()

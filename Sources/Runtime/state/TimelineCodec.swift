@@ -14,7 +14,7 @@ public enum TimelineCodec {
         w.length(parts.middleIndex)
         w.length(parts.history.count)
         for input in parts.history { write(input, &w) }
-        w.bool(parts.baseHasHistory)
+        w.i64(parts.baseTime)
         w.i64(parts.watermark)
         w.i64(parts.lastTickTimer)
         w.i64(parts.newestTime)
@@ -37,7 +37,7 @@ public enum TimelineCodec {
             throw BinaryReader.Corrupt(description: "checkpoint index \(middleIndex) beyond history of \(count)")
         }
         let parts = UserTimeline.Parts(
-            userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseHasHistory: try r.bool(),
+            userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseTime: try r.i64(),
             watermark: try r.i64(), lastTickTimer: try r.i64(), newestTime: try r.i64())
         guard r.isAtEnd else { throw BinaryReader.Corrupt(description: "trailing bytes in state record") }
         return parts
