@@ -70,7 +70,7 @@ struct EventCodecTests {
         #expect(
             text.hasSuffix(
                 #""trip":{"externalId":"trip_shift_12345","status":"completed","mode":"car","destinationGeofenceTag":"shift","#
-                    + #""destinationGeofenceExternalId":"shift_12345","destinationRadius":100,"approachingThreshold":5,"#
+                    + #""destinationGeofenceExternalId":"shift_12345","approachingThreshold":5,"#
                     + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#
                     + #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#
                     + #""eta":{"duration":0,"distance":0},"summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#

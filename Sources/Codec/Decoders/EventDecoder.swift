@@ -11,8 +11,13 @@ import Domain
 ///   re-encodes to the same bytes). A geofence without `type`/`geometryCenter` (Radar's payloads)
 ///   comes back as a circle of radius 0 at (0, 0).
 /// Defaults for fields Radar's payloads omit: `_id` all zero, `live` true, `trip.mode` car,
-/// `trip.approachingThreshold` 0, `trip.destinationRadius` 0, `trip.startedAt` the event's `createdAt`.
+/// `trip.approachingThreshold` 0, `trip.startedAt` the event's `createdAt`. `trip.destinationRadius`
+/// is written only for a destination given as coordinates; when absent it reads as 100 m (the
+/// trip-command default), which a geofence destination carries but never uses.
 public enum EventDecoder {
+    /// Meters: the radius of a trip whose event carries none (a geofence destination, or Radar's payloads).
+    public static let defaultDestinationRadius = 100.0
+
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> DecodedEvent {
         try bytes.withUnsafeBytes { buffer in Result { () throws(DecodeError) in try decode(buffer) } }.get()
     }
@@ -223,7 +228,7 @@ public enum EventDecoder {
         var tag: String?
         var destinationExternalId: String?
         var destination: Coordinate?
-        var radius = 0.0
+        var radius: Double?
         var approaching = 0
         var scheduled: UnixMillis?
         var metadata: RawJSON?
@@ -256,7 +261,7 @@ public enum EventDecoder {
                 radius =
                     try reader.doubleField(
                         "trip.destinationRadius", range: 0...Double.greatestFiniteMagnitude, rangeText: "[0, ∞)",
-                        &issue) ?? 0
+                        &issue)
             } else if reader.matches(key, "approachingThreshold") {
                 approaching = Int(try reader.integerField("trip.approachingThreshold", range: 0...1440, &issue) ?? 0)
             } else if reader.matches(key, "scheduledArrivalAt") {
@@ -289,8 +294,8 @@ public enum EventDecoder {
         }
         let plan = TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
-            destinationCoordinates: destination, destinationRadius: radius, mode: mode,
-            approachingThreshold: approaching, scheduledArrivalAt: scheduled, metadata: metadata)
+            destinationCoordinates: destination, destinationRadius: radius ?? Self.defaultDestinationRadius,
+            mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, metadata: metadata)
         return TripSnapshot(
             plan: plan, status: status, startedAt: startedAt, eta: eta, delayMinutes: delay, etaRisingStreak: rising,
             arrivedAt: arrivedAt, summary: summary)

@@ -7,53 +7,14 @@ import Domain
 /// `_id`, `type`, `createdAt`, `actualCreatedAt`, `live`, `corrected`|`retracted`, `location`,
 /// `locationAccuracy`, `user` {`userId`, `deviceId`, `metadata`}, `geofence`, `duration`, `trip`.
 /// Durations are minutes (two decimals at most), distances meters, times RFC 3339 UTC with ms.
+/// `trip.destinationRadius` is written only for a destination given as coordinates.
+///
+/// Stateless; `EventRecordEncoder` writes the same bytes faster on hot paths.
 public enum EventEncoder {
     /// Appends one event (no newline) to `buffer`.
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) {
-        JSONWriter.append(to: &buffer) { w in
-            w.raw("{\"_id\":")
-            w.eventID(event.id)
-            w.raw(",\"type\":")
-            w.string(event.type.name)
-            w.raw(",\"createdAt\":")
-            w.timestamp(event.createdAt)
-            w.raw(",\"actualCreatedAt\":")
-            w.timestamp(actualCreatedAt)
-            w.raw(event.live ? ",\"live\":true" : ",\"live\":false")
-            w.revisionFlag(event.revision)
-            if let location = event.location {
-                w.raw(",\"location\":")
-                w.point(location)
-            }
-            if event.locationAccuracy.isFinite {
-                w.raw(",\"locationAccuracy\":")
-                w.float(event.locationAccuracy)
-            }
-            w.raw(",\"user\":{\"userId\":")
-            w.string(event.userId)
-            if let deviceId = event.deviceId {
-                w.raw(",\"deviceId\":")
-                w.string(deviceId)
-            }
-            if let metadata = event.userMetadata {
-                w.raw(",\"metadata\":")
-                w.raw(metadata)
-            }
-            w.byte(UInt8(ascii: "}"))
-            if let geofence = event.geofence {
-                w.raw(",\"geofence\":")
-                w.geofence(geofence)
-            }
-            if let duration = event.durationSeconds {
-                w.raw(",\"duration\":")
-                w.minutes(seconds: Int64(duration))
-            }
-            if let trip = event.trip {
-                w.raw(",\"trip\":")
-                w.trip(trip)
-            }
-            w.byte(UInt8(ascii: "}"))
-        }
+        var cache = EncoderCache.disabled
+        JSONWriter.append(to: &buffer) { w in w.event(event, actualCreatedAt: actualCreatedAt, cache: &cache) }
     }
 
     /// The event as a `String` (tests, tools).

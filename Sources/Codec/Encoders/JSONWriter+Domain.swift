@@ -46,11 +46,37 @@ extension JSONWriter {
 
     /// A trip as events and user states show it.
     mutating func trip(_ t: TripSnapshot) {
-        let plan = t.plan
+        tripOpening(t.plan)
+        tripStatus(t.status)
+        tripPlanFields(t.plan)
+        tripProgress(t)
+    }
+
+    // MARK: - Trip pieces (the plan's pieces are constant per plan: see `EncoderCache`)
+
+    /// `{"externalId":"…","status":` (the plan's part before the status).
+    mutating func tripOpening(_ plan: TripPlan) {
         raw("{\"externalId\":")
         string(plan.externalId)
         raw(",\"status\":")
-        string(t.status.name)
+    }
+
+    /// The status name, quoted.
+    mutating func tripStatus(_ status: TripStatus) {
+        switch status {
+        case .started: raw("\"started\"")
+        case .approaching: raw("\"approaching\"")
+        case .arrived: raw("\"arrived\"")
+        case .completed: raw("\"completed\"")
+        case .canceled: raw("\"canceled\"")
+        case .expired: raw("\"expired\"")
+        }
+    }
+
+    /// The plan's fields after the status: `,"mode":…` through `metadata`, then `,"startedAt":`.
+    /// `destinationRadius` only for a destination given as coordinates: for a geofence destination the
+    /// geofence's own shape decides arrival, and the plan's radius means nothing.
+    mutating func tripPlanFields(_ plan: TripPlan) {
         raw(",\"mode\":")
         string(plan.mode.name)
         if let tag = plan.destinationGeofenceTag {
@@ -64,10 +90,10 @@ extension JSONWriter {
         if let destination = plan.destinationCoordinates {
             raw(",\"destinationLocation\":")
             point(destination)
-        }
-        if plan.destinationRadius.isFinite {
-            raw(",\"destinationRadius\":")
-            double(plan.destinationRadius)
+            if plan.destinationRadius.isFinite {
+                raw(",\"destinationRadius\":")
+                double(plan.destinationRadius)
+            }
         }
         raw(",\"approachingThreshold\":")
         int(plan.approachingThreshold)
@@ -80,6 +106,10 @@ extension JSONWriter {
             raw(metadata)
         }
         raw(",\"startedAt\":")
+    }
+
+    /// What changes along a trip, from the `startedAt` value to the closing brace.
+    mutating func tripProgress(_ t: TripSnapshot) {
         timestamp(t.startedAt)
         if let arrivedAt = t.arrivedAt {
             raw(",\"arrivedAt\":")
@@ -107,6 +137,44 @@ extension JSONWriter {
             byte(UInt8(ascii: "}"))
         }
         byte(UInt8(ascii: "}"))
+    }
+
+    /// The ETA record's plan part before the status: `,"externalId":"…","status":`.
+    mutating func etaRecordOpening(_ plan: TripPlan) {
+        raw(",\"externalId\":")
+        string(plan.externalId)
+        raw(",\"status\":")
+    }
+
+    /// The ETA record's plan part after the ETA: destination geofence and `scheduledArrivalAt`.
+    mutating func etaRecordDestination(_ plan: TripPlan) {
+        if let tag = plan.destinationGeofenceTag {
+            raw(",\"destinationGeofenceTag\":")
+            string(tag)
+        }
+        if let externalId = plan.destinationGeofenceExternalId {
+            raw(",\"destinationGeofenceExternalId\":")
+            string(externalId)
+        }
+        if let scheduled = plan.scheduledArrivalAt {
+            raw(",\"scheduledArrivalAt\":")
+            timestamp(scheduled)
+        }
+    }
+
+    /// `,"type":"user.…"`.
+    mutating func eventType(_ type: EventType) {
+        switch type {
+        case .enteredGeofence: raw(",\"type\":\"user.entered_geofence\"")
+        case .exitedGeofence: raw(",\"type\":\"user.exited_geofence\"")
+        case .dwelledInGeofence: raw(",\"type\":\"user.dwelled_in_geofence\"")
+        case .startedTrip: raw(",\"type\":\"user.started_trip\"")
+        case .updatedTrip: raw(",\"type\":\"user.updated_trip\"")
+        case .approachingTripDestination: raw(",\"type\":\"user.approaching_trip_destination\"")
+        case .arrivedAtTripDestination: raw(",\"type\":\"user.arrived_at_trip_destination\"")
+        case .stoppedTrip: raw(",\"type\":\"user.stopped_trip\"")
+        case .delayedTrip: raw(",\"type\":\"user.delayed_trip\"")
+        }
     }
 
     /// `,"eta":{"duration":minutes,"distance":meters}`.

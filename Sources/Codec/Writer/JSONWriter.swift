@@ -3,7 +3,7 @@ import Domain
 /// Appends JSON text to a caller's reusable byte buffer, fast.
 ///
 /// Small pieces (keys, numbers, timestamps, short strings) are written through a pointer into a
-/// 512-byte stack scratch area and reach the `[UInt8]` in a few large appends: an `Array.append`
+/// 2 KiB stack scratch area and reach the `[UInt8]` in a few large appends: an `Array.append`
 /// per field (uniqueness and capacity checks, a call) would cost more than the JSON itself. Large
 /// strings and raw JSON go straight to the array.
 ///
@@ -18,7 +18,10 @@ public struct JSONWriter {
     var cachedDay = Int.min
     var cachedDate = (year: 0, month: 0, day: 0)
 
-    static let scratchSize = 512
+    /// Large enough for a whole typical event, so that it reaches the array in one append.
+    static let scratchSize = 2048
+    /// Pieces up to this long are copied through the scratch area.
+    static let copyThreshold = 512
     /// Strings up to this many UTF-8 bytes are escaped straight into the scratch area.
     static let shortString = 80
 
@@ -61,6 +64,9 @@ public struct JSONWriter {
         return String(decoding: copy.bytes, as: UTF8.self)
     }
 
+    /// Bytes written so far (flushed or not).
+    var count: Int { bytes.count + pending }
+
     // MARK: - Scratch management
 
     /// Room for `n` ≤ `scratchSize` bytes at the returned pointer; the caller then `commit`s.
@@ -82,7 +88,7 @@ public struct JSONWriter {
     /// Appends bytes of any length.
     mutating func append(_ piece: UnsafeRawBufferPointer) {
         let n = piece.count
-        if n <= 128 {
+        if n <= Self.copyThreshold {
             let p = room(n)
             if n > 0 { UnsafeMutableRawPointer(p).copyMemory(from: piece.baseAddress!, byteCount: n) }
             commit(n)

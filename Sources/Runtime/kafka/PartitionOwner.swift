@@ -15,8 +15,12 @@ struct PartitionOwner {
     private var fixHead = 0
     private var commandHead = 0
     /// Whether each stream is known to be at its end (no record fetched since its last EOF).
-    var fixesAtEnd = false
-    var commandsAtEnd = false
+    var fixesAtEnd = false { didSet { fixesHeard = true } }
+    var commandsAtEnd = false { didSet { commandsHeard = true } }
+    /// Whether each stream reported anything (a record or its end) since the partition was taken:
+    /// until then a stream is still connecting, and the other must wait for it even when forced.
+    private(set) var fixesHeard = false
+    private(set) var commandsHeard = false
     /// Next offsets to read: what a restore resumes from.
     var locationsOffset: Int64
     var commandsOffset: Int64
@@ -63,10 +67,10 @@ struct PartitionOwner {
             switch (fix, command) {
             case let (fix?, command?): takeCommand = command.createdAt <= fix.createdAt
             case (nil, _?):
-                guard fixesAtEnd || force else { return compact() }
+                guard fixesAtEnd || (force && fixesHeard) else { return compact() }
                 takeCommand = true
             case (_?, nil):
-                guard commandsAtEnd || force else { return compact() }
+                guard commandsAtEnd || (force && commandsHeard) else { return compact() }
                 takeCommand = false
             case (nil, nil): return compact()
             }

@@ -14,8 +14,9 @@ public struct RuntimeOptions: Sendable {
     public var commitInterval: Int64 = 100
     /// How often partition snapshots are written, ms. Default: 30 s.
     public var snapshotInterval: Int64 = 30_000
-    /// How long a partition waits for the other input stream before folding anyway, ms. Default: 500.
-    public var mergeWait: Int64 = 500
+    /// How long a partition waits for the other input stream (silent, but not known to be at its
+    /// end) before folding anyway, ms. Default: 2 s.
+    public var mergeWait: Int64 = 2_000
     /// Records fetched per poll. Default: 10,000.
     public var maxPollRecords = 10_000
     /// Identifies this instance's transactional producer across restarts (fencing zombies).

@@ -1,5 +1,6 @@
 import Codec
 import Domain
+import Glibc
 
 /// Decode → fold → encode for one input partition: the path every record takes, shared by
 /// `tripstream replay` (files) and the Kafka runtime. Bad records become dead letters with the
@@ -8,6 +9,10 @@ public struct InputProcessor: Sendable {
     public var fold: PartitionFold
     public var counters = ProcessorCounters()
     private var events: [Event] = []
+    /// Caches the JSON of trip plans and geofences across events (same bytes as `EventEncoder`).
+    private var encoder = EventRecordEncoder(
+        planCapacity: Int(getenv("XPLAN").map { String(cString: $0) } ?? "") ?? (1 << 17),
+        geofenceCapacity: Int(getenv("XGEO").map { String(cString: $0) } ?? "") ?? (1 << 15))
 
     public init(settings: FoldSettings) {
         fold = PartitionFold(settings: settings)
@@ -137,13 +142,24 @@ public struct InputProcessor: Sendable {
 
     private mutating func emitEvents(now: UnixMillis, into output: inout OutputBatch) {
         guard !events.isEmpty else { return }
-        for event in events {
-            output.events.append(key: event.userId) { EventEncoder.encode(event, actualCreatedAt: now, into: &$0) }
-            if event.type == .updatedTrip {
-                output.eta.append(key: event.userId) { EtaEncoder.encode(event, actualCreatedAt: now, into: &$0) }
+        // Encoded in place through a buffer pointer: copying each `Event` out of the array would
+        // retain and release every reference it holds.
+        var pending: [Event] = []
+        swap(&pending, &events)
+        pending.withUnsafeBufferPointer { list in
+            for index in list.indices {
+                output.events.append(key: list[index].userId) {
+                    encoder.encodeEvent(list[index], actualCreatedAt: now, into: &$0)
+                }
+                if list[index].type == .updatedTrip {
+                    output.eta.append(key: list[index].userId) {
+                        encoder.encodeEta(list[index], actualCreatedAt: now, into: &$0)
+                    }
+                }
             }
         }
-        events.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
+        swap(&pending, &events)
     }
 
     private mutating func deadLetter(_ reason: RejectionReason, _ detail: String, key: [UInt8]?,

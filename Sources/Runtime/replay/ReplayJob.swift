@@ -1,4 +1,5 @@
 import Domain
+import Codec
 import LZ4IO
 
 #if canImport(Glibc)
@@ -100,6 +101,7 @@ public enum ReplayJob {
         try eta.close()
         try deadLetters.close()
 
+        print("DEBUG lookups \(DebugCounts.lookups) misses \(DebugCounts.misses) evictions \(DebugCounts.evictions) plans \(DebugCounts.planMisses)")
         var summary = ReplaySummary()
         summary.processor = processor.counters
         summary.fold = processor.fold.counters
@@ -137,8 +139,10 @@ public enum ReplayJob {
             into: &output)
     }
 
-    /// Creates `path` unless it is already a directory.
+    /// Creates `path` and its missing parents unless it is already a directory.
     public static func makeDirectory(_ path: String) throws {
+        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !parent.isEmpty, access(parent, F_OK) != 0 { try makeDirectory(parent) }
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ReplayError("\(path) exists and is not a directory") }

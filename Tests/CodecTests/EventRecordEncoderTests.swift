@@ -1,0 +1,95 @@
+import Codec
+import Domain
+import Foundation
+import Testing
+
+@Suite("Caching event encoder")
+struct EventRecordEncoderTests {
+    func statelessBytes(_ event: Event, at time: UnixMillis) -> (event: [UInt8], eta: [UInt8]) {
+        var eventBytes: [UInt8] = []
+        var etaBytes: [UInt8] = []
+        EventEncoder.encode(event, actualCreatedAt: time, into: &eventBytes)
+        EtaEncoder.encode(event, actualCreatedAt: time, into: &etaBytes)
+        return (eventBytes, etaBytes)
+    }
+
+    func expectSameBytes(_ encoder: inout EventRecordEncoder, _ event: Event, at time: UnixMillis) {
+        let expected = statelessBytes(event, at: time)
+        var eventBytes: [UInt8] = Array("prefix\n".utf8)
+        var etaBytes: [UInt8] = []
+        encoder.encodeEvent(event, actualCreatedAt: time, into: &eventBytes)
+        let wroteEta = encoder.encodeEta(event, actualCreatedAt: time, into: &etaBytes)
+        #expect(Array(eventBytes.dropFirst(7)) == expected.event, "\(String(decoding: expected.event, as: UTF8.self))")
+        #expect(etaBytes == expected.eta && wroteEta == (event.trip != nil))
+    }
+
+    @Test func writesTheStatelessEncodersBytesOnMissesAndHits() {
+        var encoder = EventRecordEncoder()
+        for round in 0..<3 {
+            for event in Fixtures.allEvents { expectSameBytes(&encoder, event, at: Fixtures.processedAt + Int64(round)) }
+        }
+    }
+
+    @Test func disabledCachesWriteTheSameBytes() {
+        var encoder = EventRecordEncoder(planCapacity: 0, geofenceCapacity: 0)
+        for event in Fixtures.allEvents { expectSameBytes(&encoder, event, at: Fixtures.processedAt) }
+    }
+
+    /// Many plans and geofences through tiny caches: entries are evicted and rebuilt, plans die
+    /// while others are created (identities may be reused by the allocator), bytes never change.
+    @Test func evictionAndShortLivedObjectsKeepTheBytes() {
+        var encoder = EventRecordEncoder(planCapacity: 4, geofenceCapacity: 2)
+        var random = SplitMix(state: 7)
+        let modes = TravelMode.allCases
+        for n in 0..<2_000 {
+            let byCoordinates = random.next() % 2 == 0
+            let plan = TripPlan(
+                externalId: "trip-\(random.next() % 50)", destinationGeofenceTag: byCoordinates ? nil : "store",
+                destinationGeofenceExternalId: byCoordinates ? nil : "store-\(n % 7)",
+                destinationCoordinates: byCoordinates ? Coordinate(latitudeE7: 411_407_460, longitudeE7: -86_102_910) : nil,
+                destinationRadius: Double(random.next() % 500) + 0.25, mode: modes[Int(random.next() % 5)],
+                approachingThreshold: Int(random.next() % 20),
+                scheduledArrivalAt: random.next() % 3 == 0 ? nil : Fixtures.t0 + Int64(random.next() % 10_000_000),
+                metadata: random.next() % 2 == 0 ? nil : RawJSON(#"{"n":\#(n),"s":"a\"b"}"#))
+            let geofence = Geofence(
+                tag: "g", externalId: "g-\(n % 9)", description: "desc \(n)",
+                shape: .circle(center: Coordinate(latitudeE7: 1, longitudeE7: 2), radius: Double(n % 30) + 0.5))
+            let statuses = TripStatus.allCases
+            let trip = TripSnapshot(
+                plan: plan, status: statuses[Int(random.next() % 6)], startedAt: Fixtures.t0,
+                eta: Eta(durationSeconds: Int32(random.next() % 5000), distanceMeters: Int32(random.next() % 90_000)))
+            let event = Fixtures.event(
+                random.next() % 4 == 0 ? .enteredGeofence : .updatedTrip, UInt32(n),
+                geofence: random.next() % 3 == 0 ? geofence : nil, trip: random.next() % 5 == 0 ? nil : trip)
+            expectSameBytes(&encoder, event, at: Fixtures.processedAt)
+            if n % 3 == 0 { expectSameBytes(&encoder, event, at: Fixtures.processedAt) }  // a hit
+        }
+    }
+
+    @Test func longFragmentsAreWrittenDirectly() {
+        var encoder = EventRecordEncoder()
+        let metadata = RawJSON("{\"notes\":\"" + String(repeating: "x", count: 5_000) + "\"}")
+        let plan = TripPlan(
+            externalId: "long", destinationGeofenceTag: "t", destinationGeofenceExternalId: "e",
+            destinationCoordinates: nil, destinationRadius: 100, mode: .bike, approachingThreshold: 2,
+            scheduledArrivalAt: nil, metadata: metadata)
+        let event = Fixtures.event(.updatedTrip, 2, trip: TripSnapshot(plan: plan, status: .started, startedAt: 0))
+        for _ in 0..<3 { expectSameBytes(&encoder, event, at: 5) }
+    }
+
+    @Test func destinationRadiusOnlyForCoordinateDestinations() throws {
+        let geofenceTrip = EventEncoder.string(Fixtures.allEvents[5], actualCreatedAt: 0)
+        #expect(geofenceTrip.contains(#""destinationGeofenceExternalId":"shift_12345","approachingThreshold":5"#))
+        #expect(!geofenceTrip.contains("destinationRadius"))
+        let pointTrip = EventEncoder.string(Fixtures.allEvents[12], actualCreatedAt: 0)
+        #expect(
+            pointTrip.contains(
+                #""destinationLocation":{"type":"Point","coordinates":[-8.610291,41.140746]},"destinationRadius":55.5,"#))
+        // Decoding: a geofence destination, and coordinates without a radius, read as 100 m.
+        let decoded = try EventDecoder.decode(Array(geofenceTrip.utf8)).event
+        #expect(decoded.trip?.plan.destinationRadius == 100)
+        let withoutRadius = pointTrip.replacingOccurrences(of: #","destinationRadius":55.5"#, with: "")
+        let point = try EventDecoder.decode(Array(withoutRadius.utf8)).event
+        #expect(point.trip?.plan.destinationRadius == 100 && point.trip?.plan.destinationCoordinates != nil)
+    }
+}

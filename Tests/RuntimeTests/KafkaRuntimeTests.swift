@@ -1,0 +1,135 @@
+import Domain
+import Foundation
+import KafkaIO
+import Runtime
+import Testing
+
+/// The Kafka runtime against librdkafka's in-process mock cluster: what a consumer of the events
+/// topic ends with (after upserting by `_id`) must equal the fold of the same inputs, whatever
+/// happens in between.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct KafkaRuntimeTests {
+    func assertMatchesFold(_ harness: KafkaRuntimeHarness, _ events: [Event], _ context: String) {
+        let expected = harness.expectedEvents()
+        let actual = KafkaRuntimeHarness.upserted(events)
+        #expect(expected.count > 200, "\(context): the scenario should produce events")
+        let missing = expected.keys.filter { actual[$0] == nil }
+        let extra = actual.keys.filter { expected[$0] == nil }
+        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }
+        let missingCount = missing.count, extraCount = extra.count, differentCount = different.count
+        let divergentCount = KafkaRuntimeHarness.divergentRepeats(events).count
+        #expect(missingCount == 0, "\(context): of \(expected.count) events, lost e.g. \(missing.prefix(2).map { expected[$0]! })")
+        #expect(extraCount == 0, "\(context): unexpected e.g. \(extra.prefix(2).map { actual[$0]! })")
+        #expect(differentCount == 0, "\(context): differ e.g. \(different.prefix(1).map { "\(expected[$0]!)\nvs \(actual[$0]!)" })")
+        #expect(divergentCount == 0, "\(context): a repeated _id changed content")
+    }
+
+    @Test func eventsEqualTheFoldOfTheSameInputs() throws {
+        let harness = try KafkaRuntimeHarness()
+        try harness.publish()
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount), "inputs not consumed")
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil)
+        let values = runtime.metrics.snapshot
+        #expect(values.transactionsCommitted > 0)
+        #expect(values.fold.rewinds > 0, "the fleet replays offline buffers")
+        assertMatchesFold(harness, try harness.readEvents(), "single instance")
+    }
+
+    @Test func restartRestoresStateAndResumesWithoutLossOrDivergentRepeats() throws {
+        let harness = try KafkaRuntimeHarness(seed: 6)
+        try harness.publish(fraction: 0...0.5)
+        let first = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([first], atLeast: harness.inputCount))
+        #expect(first.halt())
+        #expect(first.failure == nil)
+        let snapshot = PartitionSnapshot.path(directory: harness.stateRoot + "/a/tripstream-test", partition: 0)
+        #expect(FileManager.default.fileExists(atPath: snapshot), "a snapshot is written on shutdown")
+
+        try harness.publish(fraction: 0.5...1)
+        let second = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.consumed.values.reduce(0, +)))
+        #expect(second.halt())
+        #expect(second.failure == nil)
+        #expect(second.logs.contains { $0.contains("from a snapshot") }, "restored from the local snapshot")
+        assertMatchesFold(harness, try harness.readEvents(), "restart")
+    }
+
+    @Test func restoreFromTheChangelogAloneWhenTheLocalStateIsGone() throws {
+        let harness = try KafkaRuntimeHarness(seed: 8)
+        try harness.publish(fraction: 0...0.5)
+        let first = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([first], atLeast: harness.inputCount))
+        #expect(first.halt())
+        try FileManager.default.removeItem(atPath: harness.stateRoot + "/a")  // a new machine
+        try harness.publish(fraction: 0.5...1)
+        let second = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.consumed.values.reduce(0, +)))
+        #expect(second.halt())
+        #expect(second.metrics.snapshot.restoredRecords > 0)
+        assertMatchesFold(harness, try harness.readEvents(), "changelog restore")
+    }
+
+    @Test func injectedRequestErrorsAndABrokerOutageLoseNothing() throws {
+        let harness = try KafkaRuntimeHarness(seed: 9)
+        try harness.publish(fraction: 0...0.4)
+        let runtime = harness.start(instance: "a")
+        Thread.sleep(forTimeInterval: 4)
+        harness.cluster.pushRequestErrors(
+            apiKey: .produce, errors: [.notLeaderForPartition, .requestTimedOut, .notEnoughReplicas, .leaderNotAvailable])
+        try harness.publish(fraction: 0.4...0.7)
+        try harness.cluster.setBrokerDown(2)
+        Thread.sleep(forTimeInterval: 3)
+        try harness.cluster.setBrokerUp(2)
+        try harness.publish(fraction: 0.7...1)
+        #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount, timeout: 150))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        assertMatchesFold(harness, try harness.readEvents(settle: 5), "faults")
+    }
+
+    @Test func twoInstancesSplitThePartitionsAndHandOver() throws {
+        let harness = try KafkaRuntimeHarness(seed: 10)
+        let partitions = Int(KafkaRuntimeHarness.partitions)
+        try harness.publish(fraction: 0...0.3)
+        let a = harness.start(instance: "a")
+        #expect(harness.wait(timeout: 30) { a.metrics.snapshot.ownedPartitions == partitions })
+        let b = harness.start(instance: "b")
+        try harness.publish(fraction: 0.3...0.7)
+        let split = harness.wait(timeout: 60) {
+            let (ownedA, ownedB) = (a.metrics.snapshot.ownedPartitions, b.metrics.snapshot.ownedPartitions)
+            return ownedA > 0 && ownedB > 0 && ownedA + ownedB == partitions
+        }
+        #expect(split, "the two instances split the partitions")
+        #expect(a.halt())  // a leaves: b takes everything over
+        try harness.publish(fraction: 0.7...1)
+        #expect(harness.wait(timeout: 60) { b.metrics.snapshot.ownedPartitions == partitions }, "b took over")
+        #expect(harness.wait(timeout: 60) { (try? harness.readEvents(settle: 1)).map(KafkaRuntimeHarness.upserted) == harness.expectedEvents() })
+        #expect(b.halt())
+        #expect(a.failure == nil && b.failure == nil)
+        assertMatchesFold(harness, try harness.readEvents(), "rebalance")
+    }
+
+    @Test func geofenceUpdatesApplyWhileFixesFlow() throws {
+        let harness = try KafkaRuntimeHarness(users: 10, geofences: 5, seed: 11)
+        try harness.publish(fraction: 0...0.5)
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount))
+        // A new geofence right where every driver will be next: the simulator's city center is
+        // not special, so put a huge circle over the whole city.
+        let producer = try KafkaProducer(configuration: harness.cluster.clientConfiguration)
+        let everywhere = #"{"tag":"city","externalId":"all","description":"the whole city","type":"circle","coordinates":[-8.611,41.1496],"radius":50000}"#
+        try producer.produce(topic: harness.topics.geofences, key: Array("city/all".utf8), value: Array(everywhere.utf8))
+        try producer.produce(topic: harness.topics.geofences, key: Array("bad/one".utf8), value: Array("{not json".utf8))
+        _ = try producer.flush(timeout: .seconds(10))
+        Thread.sleep(forTimeInterval: 2)
+        try harness.publish(fraction: 0.5...1)
+        #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount))
+        #expect(runtime.halt())
+        let entered = try harness.readEvents().filter { $0.type == .enteredGeofence && $0.geofence?.tag == "city" }
+        #expect(Set(entered.map(\.userId)).count == 10, "every driver entered the new geofence")
+        #expect(runtime.metrics.snapshot.geofences == 6)
+        #expect(runtime.metrics.snapshot.processor.deadLetters[.invalidJSON] == 1)
+    }
+}
