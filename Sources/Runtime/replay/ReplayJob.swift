@@ -1,5 +1,4 @@
 import Domain
-import Codec
 import LZ4IO
 
 #if canImport(Glibc)
@@ -101,7 +100,6 @@ public enum ReplayJob {
         try eta.close()
         try deadLetters.close()
 
-        print("DEBUG lookups \(DebugCounts.lookups) misses \(DebugCounts.misses) evictions \(DebugCounts.evictions) plans \(DebugCounts.planMisses)")
         var summary = ReplaySummary()
         summary.processor = processor.counters
         summary.fold = processor.fold.counters

@@ -8,7 +8,6 @@
 ///
 /// A fragment is cut into up to four pieces (`Cuts`) that encoders splice around the parts that
 /// vary (a trip's status between its plan's fields).
-import Domain
 struct FragmentCache<Object: AnyObject & Sendable>: Sendable {
     /// End offsets of the pieces of one fragment (piece `i` is `ends[i-1]..<ends[i]`, piece 0 starts at 0).
     struct Cuts: Sendable {
@@ -60,7 +59,6 @@ struct FragmentCache<Object: AnyObject & Sendable>: Sendable {
         if ids.isEmpty { allocate() }
         let set = (capacity / 2 == 1) ? 0 : Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> shift)
         let first = set &* 2
-        DebugCounts.lookups += 1
         if ids[first] == id { return first }
         if ids[first &+ 1] == id { return first &+ 1 }
         return insert(object, id: id, at: first, build: build)
@@ -70,9 +68,6 @@ struct FragmentCache<Object: AnyObject & Sendable>: Sendable {
     private mutating func insert(
         _ object: Object, id: UInt, at first: Int, build: (Object, inout JSONWriter) -> Cuts
     ) -> Int? {
-        DebugCounts.misses += 1
-        if Object.self == TripPlan.self { DebugCounts.planMisses += 1 }
-        if ids[first] != 0 { DebugCounts.evictions += 1 }
         // Demote the first entry; the second one's storage is reused for the new fragment.
         ids.swapAt(first, first + 1)
         owners.swapAt(first, first + 1)
@@ -120,4 +115,3 @@ struct FragmentCache<Object: AnyObject & Sendable>: Sendable {
     }
 }
 
-public enum DebugCounts { nonisolated(unsafe) public static var planMisses = 0; nonisolated(unsafe) public static var lookups = 0; nonisolated(unsafe) public static var misses = 0; nonisolated(unsafe) public static var evictions = 0 }
