@@ -24,6 +24,14 @@ public final class FileWriter {
     /// - Parameters:
     ///   - bufferSize: bytes collected before a `write(2)`. Default: 1 MiB.
     ///   - permissions: mode for a new file, before the umask. Default: `0o644`.
+    ///   - reusingExistingPages: overwrite an existing file from its start and cut it to the bytes written
+    ///     at `close()`, instead of truncating it when opening. Its page-cache pages are then rewritten
+    ///     instead of freed and allocated again, which makes rewriting a large file several times faster
+    ///     where fresh pages are expensive (in a VM that hands freed memory back to its host, ~0.5 GB/s
+    ///     instead of ~3 GB/s). Default: false.
+    ///
+    /// - Warning: With `reusingExistingPages`, until `close()` the file's tail still holds the old
+    ///     content: write under a temporary name and rename it into place after `close()`.
     /// - Throws: `notFound` (missing directory), `permissionDenied`, `isDirectory`, or another system error.
     public init(
         path: String, bufferSize: Int = 1 << 20, permissions: UInt32 = 0o644, reusingExistingPages: Bool = false

@@ -26,9 +26,10 @@ public enum ReplayJob {
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
         let started = monotonicSeconds()
         try makeDirectory(options.outputDirectory)
-        let events = try FileWriter(path: options.outputDirectory + "/events.ndjson", reusingExistingPages: true)
-        let eta = try FileWriter(path: options.outputDirectory + "/eta.ndjson", reusingExistingPages: true)
-        let deadLetters = try FileWriter(path: options.outputDirectory + "/dead-letters.ndjson", reusingExistingPages: true)
+        let outputs = ["events", "eta", "dead-letters"].map { options.outputDirectory + "/\($0).ndjson" }
+        let events = try openOutput(outputs[0])
+        let eta = try openOutput(outputs[1])
+        let deadLetters = try openOutput(outputs[2])
         var processor = InputProcessor(settings: options.settings)
         var output = OutputBatch(newlineSeparated: true)
         var geofences = GeofenceTable()
@@ -96,9 +97,7 @@ public enum ReplayJob {
         }
         deliverCommands(upTo: .max, processor: &processor, output: &output)
         try flush()
-        try events.close()
-        try eta.close()
-        try deadLetters.close()
+        for (writer, path) in zip([events, eta, deadLetters], outputs) { try publish(writer, as: path) }
 
         var summary = ReplaySummary()
         summary.processor = processor.counters
@@ -106,6 +105,25 @@ public enum ReplayJob {
         summary.geofences = geofences.count
         summary.seconds = monotonicSeconds() - started
         return summary
+    }
+
+    /// Opens `path + ".partial"` for an output, moving a previous run's `path` there first: its pages are
+    /// overwritten in place rather than freed and allocated again (`FileWriter`'s `reusingExistingPages`),
+    /// and until `publish` renames it, a file whose tail may still be old is never under the final name.
+    static func openOutput(_ path: String) throws -> FileWriter {
+        let partial = path + ".partial"
+        if access(path, F_OK) == 0, rename(path, partial) != 0 {
+            throw ReplayError("cannot rename \(path): \(String(cString: strerror(errno)))")
+        }
+        return try FileWriter(path: partial, reusingExistingPages: true)
+    }
+
+    /// Closes an output opened by `openOutput` (cutting it to what this run wrote) and gives it its final name.
+    static func publish(_ writer: FileWriter, as path: String) throws {
+        try writer.close()
+        guard rename(writer.path, path) == 0 else {
+            throw ReplayError("cannot rename \(writer.path) to \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Reads every line of a small input file (geofences, commands) into `body`.
