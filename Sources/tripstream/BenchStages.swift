@@ -13,10 +13,11 @@ struct BenchStages {
         var run: () throws -> Int
     }
 
-    /// The baseline: what a service built on Foundation's Codable would do with each fix.
+    /// The baseline: what a service built on Foundation's Codable would do with each fix, including
+    /// parsing `createdAt` into a `Date`.
     struct FixDTO: Decodable {
         var userId: String
-        var createdAt: String
+        var createdAt: Date
         var latitude: Double
         var longitude: Double
         var accuracy: Double?
@@ -52,7 +53,18 @@ struct BenchStages {
     }
 
     func jsonDecoderBaseline() throws -> Int {
+        // Used by this thread only: the decoder calls the strategy synchronously.
+        nonisolated(unsafe) let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = formatter.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not RFC 3339: \(text)")
+            }
+            return date
+        }
         let count = min(baselineFixes, workload.fixLines.count)
         var checksum = 0.0
         for line in workload.fixLines.prefix(count) {
