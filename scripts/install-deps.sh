@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
-          golang-go golang-github-shopify-sarama-dev)
+          golang-go golang-github-shopify-sarama-dev libzstd-dev curl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,0 +1,112 @@
+"""Checks what a read_committed consumer saw against `tripstream replay` over the same inputs.
+
+The service folds each input partition on its own (stream time, and so dwell timers, is per
+partition), so the expected events come from replaying each partition's records separately;
+records are assigned to partitions as librdkafka's default partitioner does (CRC32 of the key).
+Upserting by _id and dropping retracted events, the two must be equal, apart from `live` and
+`actualCreatedAt`; every _id the service published more than once as an original must be an
+identical re-publication; and every event must validate against schemas/.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import zlib
+
+
+def partition_of(key: str, count: int) -> int:
+    return zlib.crc32(key.encode()) % count
+
+
+def comparable(event: dict) -> str:
+    event = dict(event)
+    for field in ("actualCreatedAt", "live", "corrected", "retracted"):
+        event.pop(field, None)
+    return json.dumps(event, sort_keys=True)
+
+
+def upsert(events):
+    latest = {}
+    for event in events:
+        latest[event["_id"]] = event
+    return {k: comparable(v) for k, v in latest.items() if not v.get("retracted")}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tripstream", required=True)
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--partitions", type=int, required=True)
+    ap.add_argument("--events", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--kills", type=int, default=0)
+    args = ap.parse_args()
+
+    os.makedirs(args.work, exist_ok=True)
+    expected_events = []
+    for p in range(args.partitions):
+        part = os.path.join(args.work, f"p{p}")
+        os.makedirs(part, exist_ok=True)
+        for name in ("commands", "fixes"):
+            with open(os.path.join(args.inputs, f"{name}.ndjson")) as src, open(os.path.join(part, f"{name}.ndjson"), "w") as dst:
+                for line in src:
+                    if line.strip() and partition_of(json.loads(line)["userId"], args.partitions) == p:
+                        dst.write(line)
+        subprocess.run([args.tripstream, "replay", "--quiet", "--geofences", os.path.join(args.inputs, "geofences.ndjson"),
+                        "--commands", os.path.join(part, "commands.ndjson"), "--fixes", os.path.join(part, "fixes.ndjson"),
+                        "--out", os.path.join(part, "out")], check=True)
+        with open(os.path.join(part, "out", "events.ndjson")) as f:
+            expected_events += [json.loads(line) for line in f if line.strip()]
+
+    seen = []
+    with open(args.events) as f:
+        for line in f:
+            if line.strip():
+                seen.append(json.loads(line)["value"])
+    with open(os.path.join(args.work, "seen.ndjson"), "w") as f:
+        for event in seen:
+            f.write(json.dumps(event, separators=(",", ":")) + "\n")
+
+    expected, actual = upsert(expected_events), upsert(seen)
+    failures = []
+    missing = [k for k in expected if k not in actual]
+    extra = [k for k in actual if k not in expected]
+    different = [k for k in expected if k in actual and actual[k] != expected[k]]
+    if missing:
+        failures.append(f"{len(missing)} events lost, e.g. {expected[missing[0]]}")
+    if extra:
+        failures.append(f"{len(extra)} unexpected events, e.g. {actual[extra[0]]}")
+    if different:
+        failures.append(f"{len(different)} events differ, e.g.\n  expected {expected[different[0]]}\n  actual   {actual[different[0]]}")
+
+    originals, repeats, divergent = {}, 0, []
+    for event in seen:
+        if event.get("corrected") or event.get("retracted"):
+            continue
+        content = comparable(event)
+        if event["_id"] in originals:
+            repeats += 1
+            if originals[event["_id"]] != content:
+                divergent.append(event["_id"])
+        else:
+            originals[event["_id"]] = content
+    if args.kills < 3:
+        failures.append(f"the service was killed only {args.kills} times")
+    if divergent:
+        failures.append(f"{len(divergent)} repeated _ids changed content, e.g. {divergent[0]}")
+
+    schema = subprocess.run([sys.executable, "schemas/validate.py", "event", os.path.join(args.work, "seen.ndjson")],
+                            capture_output=True, text=True)
+    if schema.returncode != 0:
+        failures.append("events do not validate:\n" + schema.stdout[-2000:] + schema.stderr[-2000:])
+
+    print(f"events seen {len(seen)}, distinct {len(actual)}, expected {len(expected)}, "
+          f"identical repeats {repeats}, service killed {args.kills} times", file=sys.stderr)
+    for failure in failures:
+        print("FAIL: " + failure, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

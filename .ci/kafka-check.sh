@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Exactly-once across processes, with independent peers:
+#   - `tripstream dev-broker` in its own process (or a real Kafka: KAFKA_BOOTSTRAP=host:port),
+#   - Debian's kcat publishes geofences, trip commands and fixes,
+#   - `tripstream run` processes them and is killed with SIGKILL three times mid-stream, restarted,
+#   - a consumer built on Sarama (Go, read_committed, protocol 0.11) reads the events,
+#   - the events, upserted by _id, must equal `tripstream replay` over the same inputs, every
+#     repeated _id must be an identical re-publication, and every event must validate.
+# Usage: .ci/kafka-check.sh [path/to/tripstream]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tripstream=${1:-.build/debug/tripstream}
+[ -x "$tripstream" ] || swift build --product tripstream
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+partitions=4
+
+if [ -n "${KAFKA_BOOTSTRAP:-}" ]; then
+    brokers=$KAFKA_BOOTSTRAP
+    echo "using the Kafka at $brokers" >&2
+else
+    "$tripstream" dev-broker --partitions "$partitions" --bootstrap-file "$work/bootstrap" >"$work/broker.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
+    brokers=$(cat "$work/bootstrap")
+    echo "dev broker at $brokers (pid ${pids[0]})" >&2
+fi
+
+echo "-- building the Sarama consumer (GOPATH mode, Debian's sarama)" >&2
+GOPATH=/usr/share/gocode GO111MODULE=off go build -o "$work/sarama-consumer" ./.ci/sarama-consumer 2>"$work/go.log" \
+    || { cat "$work/go.log" >&2; exit 1; }
+
+echo "-- simulating a fleet and publishing it with kcat" >&2
+# Small enough for the mock's ~5 MiB per partition (it drops older records beyond that).
+"$tripstream" simulate --users 40 --geofences 80 --duration 20m --offline-chance 0.01 --duplicate-chance 0.01 \
+    --seed 3 --out "$work/in" >&2
+# kcat lines: key<TAB>value, the key being tag/externalId for geofences and userId otherwise.
+python3 .ci/keyed.py geofence <"$work/in/geofences.ndjson" >"$work/geofences.kv"
+python3 .ci/keyed.py user <"$work/in/commands.ndjson" >"$work/commands.kv"
+python3 .ci/keyed.py user <"$work/in/fixes.ndjson" >"$work/fixes.kv"
+split -n l/4 -d "$work/fixes.kv" "$work/fixes.part."
+publish() { kcat -P -b "$brokers" -t "$1" -K $'\t' -z lz4 <"$2"; }
+publish tripstream.geofences "$work/geofences.kv"
+publish tripstream.trip-commands "$work/commands.kv"
+
+state="$work/state"
+# A killed member holds its partitions until its session times out: keep that short here.
+printf 'session.timeout.ms=6000\nheartbeat.interval.ms=500\n' >"$work/client.properties"
+start_run() {
+    "$tripstream" run --brokers "$brokers" --kafka-config "$work/client.properties" --group ci-check \
+        --state-dir "$state" --instance-id ci --metrics-port 19464 --snapshot-interval 2s >>"$work/run.log" 2>&1 &
+    run_pid=$!
+    pids+=($run_pid)
+}
+kills=0
+start_run
+# Read while the service runs: a notification service streams, and the mock keeps only ~5 MiB.
+"$work/sarama-consumer" -brokers "$brokers" -topic tripstream.events -group sarama-ci -idle 30 -min 100 -timeout 600 \
+    >"$work/events.sarama.ndjson" 2>"$work/sarama.log" &
+sarama_pid=$!
+for part in "$work"/fixes.part.*; do
+    publish tripstream.locations "$part"
+    sleep 4
+    echo "-- SIGKILL tripstream run (pid $run_pid) mid-stream, then restart" >&2
+    kill -9 "$run_pid"
+    wait "$run_pid" 2>/dev/null || true
+    kills=$((kills + 1))
+    start_run
+done
+
+echo "-- waiting for the service to catch up" >&2
+total=$(( $(wc -l <"$work/fixes.kv") ))
+for _ in $(seq 180); do
+    sleep 1
+    metrics=$(curl -s "http://127.0.0.1:19464/metrics" || true)
+    lag=$(echo "$metrics" | awk '/^tripstream_consumer_lag/ {sum += $2; n++} END {if (n == 0) print -1; else print sum}')
+    [ "$lag" = "0" ] && break
+done
+sleep 3
+kill -TERM "$run_pid"
+wait "$run_pid" || { echo "tripstream run did not exit 0 on SIGTERM" >&2; tail -20 "$work/run.log" >&2; exit 1; }
+
+echo "-- waiting for the Sarama consumer (read_committed) to see the stream end" >&2
+wait "$sarama_pid"
+cat "$work/sarama.log" >&2
+grep -h "warning" "$work/run.log" >&2 || true
+
+echo "-- the same inputs through tripstream replay, partition by partition" >&2
+python3 .ci/compare_events.py --tripstream "$tripstream" --inputs "$work/in" --partitions "$partitions" \
+    --events "$work/events.sarama.ndjson" --work "$work/replay" --kills "$kills"
+echo "kafka check passed" >&2

@@ -1,0 +1,99 @@
+// sarama-consumer reads a topic in a consumer group with read_committed isolation, using Sarama
+// (an independent Kafka protocol implementation), and prints each record as one JSON line:
+// {"partition": P, "offset": O, "key": "...", "value": <the record's JSON value>}.
+// It exits after -idle seconds without a new record (once at least -min records were read).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Shopify/sarama"
+)
+
+type handler struct {
+	mu       sync.Mutex
+	last     time.Time
+	count    int
+	out      *json.Encoder
+}
+
+func (h *handler) Setup(sarama.ConsumerGroupSession) error   { return nil }
+func (h *handler) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+
+func (h *handler) ConsumeClaim(session sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	for message := range claim.Messages() {
+		h.mu.Lock()
+		record := map[string]interface{}{
+			"partition": message.Partition,
+			"offset":    message.Offset,
+			"key":       string(message.Key),
+			"value":     json.RawMessage(message.Value),
+		}
+		if !json.Valid(message.Value) {
+			record["value"] = string(message.Value)
+		}
+		if err := h.out.Encode(record); err != nil {
+			h.mu.Unlock()
+			return err
+		}
+		h.count++
+		h.last = time.Now()
+		h.mu.Unlock()
+		session.MarkMessage(message, "")
+	}
+	return nil
+}
+
+func main() {
+	brokers := flag.String("brokers", "", "bootstrap servers, comma separated")
+	topic := flag.String("topic", "tripstream.events", "topic to read")
+	group := flag.String("group", "sarama-check", "consumer group id")
+	idle := flag.Int("idle", 10, "seconds without records before exiting")
+	minimum := flag.Int("min", 1, "records to read before idling may end the run")
+	timeout := flag.Int("timeout", 300, "overall seconds before giving up")
+	flag.Parse()
+
+	config := sarama.NewConfig()
+	// The mock cluster answers Metadata only up to v2: Kafka 0.11 is the newest protocol it speaks.
+	config.Version = sarama.V0_11_0_0
+	config.Consumer.IsolationLevel = sarama.ReadCommitted
+	config.Consumer.Offsets.Initial = sarama.OffsetOldest
+	config.Consumer.Return.Errors = false
+
+	consumer, err := sarama.NewConsumerGroup(strings.Split(*brokers, ","), *group, config)
+	if err != nil {
+		log.Fatalf("sarama: %v", err)
+	}
+	h := &handler{last: time.Now(), out: json.NewEncoder(os.Stdout)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if err := consumer.Consume(ctx, []string{*topic}, h); err != nil && ctx.Err() == nil {
+				log.Printf("sarama: consume: %v", err)
+				time.Sleep(time.Second)
+			}
+		}
+	}()
+	deadline := time.Now().Add(time.Duration(*timeout) * time.Second)
+	for {
+		time.Sleep(500 * time.Millisecond)
+		h.mu.Lock()
+		quiet := time.Since(h.last) > time.Duration(*idle)*time.Second
+		count := h.count
+		h.mu.Unlock()
+		if (quiet && count >= *minimum) || time.Now().After(deadline) {
+			break
+		}
+	}
+	cancel()
+	consumer.Close()
+	fmt.Fprintf(os.Stderr, "sarama: read %d records from %s\n", h.count, *topic)
+}
