@@ -15,9 +15,11 @@ public struct StableHasher: Sendable {
 
     @inlinable
     public mutating func combine(_ string: String) {
-        var copy = string
-        copy.withUTF8 { bytes in
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
             for byte in bytes { combine(byte) }
+        }
+        if done == nil {
+            for byte in string.utf8 { combine(byte) }
         }
         combine(UInt8(0xff))  // terminator: ("ab","c") and ("a","bc") must differ
     }

@@ -11,6 +11,8 @@ public final class TripPlan: Sendable, Equatable {
     public let approachingThreshold: Int
     public let scheduledArrivalAt: UnixMillis?
     public let metadata: RawJSON?
+    /// The destination geofence's id, when the destination is a geofence (hashed once, here).
+    public let destinationGeofenceID: GeofenceID?
 
     public init(
         externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
@@ -26,12 +28,11 @@ public final class TripPlan: Sendable, Equatable {
         self.approachingThreshold = approachingThreshold
         self.scheduledArrivalAt = scheduledArrivalAt
         self.metadata = metadata
-    }
-
-    /// The destination geofence's id, when the destination is a geofence.
-    public var destinationGeofenceID: GeofenceID? {
-        guard let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId else { return nil }
-        return GeofenceID(tag: tag, externalId: externalId)
+        if let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId {
+            destinationGeofenceID = GeofenceID(tag: tag, externalId: externalId)
+        } else {
+            destinationGeofenceID = nil
+        }
     }
 
     public static func == (lhs: TripPlan, rhs: TripPlan) -> Bool {

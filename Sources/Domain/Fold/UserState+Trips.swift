@@ -90,21 +90,21 @@ extension UserState {
     ) {
         guard hasActiveTrip, let box = uniqueTripBox() else { return }
         // Work on the boxed trip in place: no copies of the trip per fix.
-        let wasStatus = box.value!.snapshot.status
-        if relocated || box.value!.mileageAnchor == nil {
-            box.value!.mileageAnchor = position  // a confirmed jump is not driven distance
-        } else if let anchor = box.value!.mileageAnchor {
+        let wasStatus = box.value.snapshot.status
+        if relocated || box.value.mileageAnchor == nil {
+            box.value.mileageAnchor = position  // a confirmed jump is not driven distance
+        } else if let anchor = box.value.mileageAnchor {
             let step = Geodesy.distance(anchor, position)
             if step >= context.settings.mileageMinimumStep {
-                box.value!.distance += step
-                box.value!.mileageAnchor = position
+                box.value.distance += step
+                box.value.mileageAnchor = position
             }
         }
         var arrivedNow = false
-        if let destination = Self.destinationDistance(of: box.value!.snapshot.plan, from: position,
+        if let destination = Self.destinationDistance(of: box.value.snapshot.plan, from: position,
                                                       in: context.geofences)
         {
-            arrivedNow = Self.refresh(&box.value!, learning: &etaLearning, destination: destination, at: time,
+            arrivedNow = Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
                                       accuracy: accuracy, context: context)
         }
 
@@ -113,11 +113,11 @@ extension UserState {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
             return
         }
-        let snapshot = box.value!.snapshot
+        let snapshot = box.value.snapshot
         if wasStatus == .started, snapshot.status == .started, let eta = snapshot.eta,
             Int64(eta.durationSeconds) <= Int64(snapshot.plan.approachingThreshold) * 60
         {
-            box.value!.snapshot.status = .approaching
+            box.value.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
         if let scheduled = snapshot.plan.scheduledArrivalAt, snapshot.delayMinutes == nil,
@@ -125,7 +125,7 @@ extension UserState {
         {
             let late = time + Int64(eta.durationSeconds) * 1000 - scheduled
             if late > 0 {
-                box.value!.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
+                box.value.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
                 events.append(tripEvent(.delayedTrip, at: time, context: context))
             }
         }
@@ -135,11 +135,11 @@ extension UserState {
     /// - Returns: whether the trip arrived just now.
     @discardableResult
     mutating func refreshTrip(at time: UnixMillis, accuracy: Double, context: FoldContext) -> Bool {
-        guard let location, hasActiveTrip, let plan = trip?.snapshot.plan,
+        guard let location, hasActiveTrip, let plan = tripBoxForReading?.value.snapshot.plan,
             let destination = Self.destinationDistance(of: plan, from: location, in: context.geofences)
         else { return false }
         let box = uniqueTripBox()!
-        return Self.refresh(&box.value!, learning: &etaLearning, destination: destination, at: time,
+        return Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
                             accuracy: accuracy, context: context)
     }
 
@@ -202,18 +202,16 @@ extension UserState {
     func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext,
                    extra: (inout StableHasher) -> Void = { _ in }) -> Event
     {
-        guard let box = tripBoxForReading, let progress = box.value else {
-            preconditionFailure("trip events need a trip")
-        }
+        guard let box = tripBoxForReading else { preconditionFailure("trip events need a trip") }
         var event = makeEvent(type, at: time, context: context) {
-            $0.combine(progress.snapshot.plan.externalId)
-            $0.combine(UInt64(progress.ordinal))
+            $0.combine(box.value.snapshot.plan.externalId)
+            $0.combine(UInt64(box.value.ordinal))
             if type == .updatedTrip {
                 $0.combine(time)
                 extra(&$0)
             }
         }
-        event.trip = progress.snapshot
+        event.trip = box.value.snapshot
         return event
     }
 }

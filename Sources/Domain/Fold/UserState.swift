@@ -31,17 +31,10 @@ public struct UserState: Sendable, Equatable {
 
     /// The trip, in a copy-on-write box: checkpoints share it until the live state changes it,
     /// which keeps a user's three states (base, middle, current) small.
+    /// Setting it allocates a box: the fold sets it only when a trip starts, changes plan or
+    /// stops; per fix it works in place through `uniqueTripBox()`.
     public var trip: TripProgress? {
         get { tripBox?.value }
-        _modify {
-            if tripBox == nil {
-                tripBox = TripBox(nil)
-            } else if !isKnownUniquelyReferenced(&tripBox!) {
-                tripBox = TripBox(tripBox!.value)
-            }
-            yield &tripBox!.value
-            if case .none = tripBox!.value { tripBox = nil }
-        }
         set { tripBox = newValue.map { TripBox($0) } }
     }
 
@@ -56,10 +49,16 @@ public struct UserState: Sendable, Equatable {
     var tripBoxForReading: TripBox? { tripBox }
 
     /// When the trip started, without copying it out.
-    var tripStartedAt: UnixMillis? { tripBox?.value?.snapshot.startedAt }
+    var tripStartedAt: UnixMillis? {
+        guard let box = tripBox else { return nil }
+        return box.value.snapshot.startedAt
+    }
 
     /// Whether a trip is active, without copying it out.
-    public var hasActiveTrip: Bool { tripBox?.value?.snapshot.status.isActive ?? false }
+    public var hasActiveTrip: Bool {
+        guard let box = tripBox else { return false }
+        return box.value.snapshot.status.isActive
+    }
     public init() {}
 
     public static func == (lhs: UserState, rhs: UserState) -> Bool {
@@ -88,8 +87,8 @@ public struct UserState: Sendable, Equatable {
 /// Holder of a user's trip; see `UserState.trip`.
 final class TripBox: @unchecked Sendable {
     // Safe: only mutated through `UserState.trip`'s modify accessor after a uniqueness check.
-    var value: TripProgress?
-    init(_ value: TripProgress?) { self.value = value }
+    var value: TripProgress
+    init(_ value: TripProgress) { self.value = value }
 }
 
 extension UserState {

@@ -18,7 +18,9 @@ struct TimelineStore: Sendable {
     }
 
     subscript(slot: Int32) -> UserTimeline {
-        get { segments[Int(slot) >> Self.segmentShift][Int(slot) & (Self.segmentSize - 1)] }
+        // `_read` lends the element in place: a `get` would copy a whole timeline (three states and
+        // their references) just to read one field.
+        _read { yield segments[Int(slot) >> Self.segmentShift][Int(slot) & (Self.segmentSize - 1)] }
         _modify { yield &segments[Int(slot) >> Self.segmentShift][Int(slot) & (Self.segmentSize - 1)] }
     }
 }
