@@ -116,3 +116,16 @@ import Testing
         #expect(h.fold.counters.filteredJumps == 2)
     }
 }
+
+@Suite struct LargeGeofenceTests {
+    @Test func aCitySizedCircleAddedLaterIsEnteredOnTheNextFix() {
+        var h = Harness([World.circle("store", "small")])
+        h.send(World.fix("a", at: 0, World.offset(World.center, north: 3_000, east: 0)))
+        h.send(World.fix("b", at: 0, World.offset(World.center, north: -9_000, east: 4_000)))
+        h.geofences.upsert(Geofence(tag: "city", externalId: "all",
+                                    shape: .circle(center: World.center, radius: 50_000)))
+        h.send(World.fix("a", at: 10, World.offset(World.center, north: 3_010, east: 0)))
+        h.send(World.fix("b", at: 10, World.offset(World.center, north: -9_010, east: 4_000)))
+        #expect(h.events(.enteredGeofence).map(\.userId) == ["a", "b"])
+    }
+}

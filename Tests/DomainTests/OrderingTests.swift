@@ -259,3 +259,21 @@ enum Input {
         #expect(h.send(World.fix(at: 1, o)).isRejected(.tooLate))
     }
 }
+
+@Suite struct TableChangeTests {
+    /// A late fix refolds history after a geofence was added: the entry that the new geofence
+    /// yields was never published, so it must be published now (the old fold, redone with
+    /// today's table, would hide it).
+    @Test func aRefoldAfterAGeofenceChangePublishesWhatTheNewTableYields() {
+        let o = World.center
+        var h = Harness([])
+        h.send(World.fix(at: 0, World.offset(o, north: 1_000, east: 0)))
+        h.send(World.fix(at: 20, o))
+        h.geofences.upsert(World.circle("store", "late"))
+        h.send(World.fix(at: 10, World.offset(o, north: 500, east: 0), replayed: true))
+        let entries = h.events(.enteredGeofence)
+        #expect(entries.count == 1)
+        #expect(entries.first?.createdAt == World.t0 + 20_000)
+        #expect(entries.first?.live == false)
+    }
+}

@@ -207,15 +207,17 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
         return events
     }
 
-    /// Checks an event stream against the expectation: the upserted result equals the fold's, and
-    /// every `_id` published more than once with the same revision has the same content.
+    /// `_id`s republished without `corrected`/`retracted` but with content different from their
+    /// latest publication: a consumer upserting by `_id` must only ever see identical repeats
+    /// unless an event says it changed.
     static func divergentRepeats(_ events: [Event]) -> [String] {
-        var firstSeen: [String: String] = [:]
+        var latest: [String: String] = [:]
         var divergent: [String] = []
-        for event in events where event.revision == .original {
+        for event in events {
             let id = event.id.hexString
             let content = comparable(event)
-            if let seen = firstSeen[id], seen != content { divergent.append(id) } else { firstSeen[id] = content }
+            if event.revision == .original, let seen = latest[id], seen != content { divergent.append(id) }
+            latest[id] = content
         }
         return divergent
     }

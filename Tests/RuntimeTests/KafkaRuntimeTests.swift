@@ -127,7 +127,8 @@ struct KafkaRuntimeTests {
         try harness.publish(fraction: 0.5...1)
         #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount))
         #expect(runtime.halt())
-        let entered = try harness.readEvents().filter { $0.type == .enteredGeofence && $0.geofence?.tag == "city" }
+        let all = try harness.readEvents()
+        let entered = all.filter { $0.type == .enteredGeofence && $0.geofence?.tag == "city" }
         #expect(Set(entered.map(\.userId)).count == 10, "every driver entered the new geofence")
         #expect(runtime.metrics.snapshot.geofences == 6)
         #expect(runtime.metrics.snapshot.processor.deadLetters[.invalidJSON] == 1)

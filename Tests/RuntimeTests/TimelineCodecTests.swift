@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct TimelineCodecTests {
     /// Folds a simulated fleet, split into a first and a second half of records.
-    func simulatedFold() -> (fold: PartitionFold, table: GeofenceTable, rest: [SimulatedRecord]) {
+    func simulatedFold() -> (fold: PartitionFold, table: GeofenceTable, rest: [SimulatedRecord], published: [Event]) {
         var settings = SimulationSettings()
         settings.users = 150
         settings.geofences = 80
@@ -21,7 +21,7 @@ import Testing
         var fold = PartitionFold()
         var events: [Event] = []
         for record in records[..<half] { feed(record, to: &fold, table: table, events: &events) }
-        return (fold, table, Array(records[half...]))
+        return (fold, table, Array(records[half...]), events)
     }
 
     func feed(_ record: SimulatedRecord, to fold: inout PartitionFold, table: GeofenceTable, events: inout [Event]) {
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func everyTimelineRoundTripsAndRestoresToTheSameState() throws {
-        var (fold, table, rest) = simulatedFold()
+        var (fold, table, rest, published) = simulatedFold()
         let timelines = fold.takeTouchedTimelines()
         #expect(timelines.count == 150)
         var restored = PartitionFold()
@@ -56,11 +56,20 @@ import Testing
             feed(record, to: &restored, table: table, events: &b)
         }
         #expect(a.count > 1_000)
-        #expect(a == b)
+        // After a restore the geofence table a user's events were folded with is unknown, so a refold
+        // republishes instead of diffing: more publications, the same final content by `_id`.
+        let upsertedA = KafkaRuntimeHarness.upserted(published + a)
+        let upsertedB = KafkaRuntimeHarness.upserted(published + b)
+        #expect(upsertedA.count > 1_000)
+        let same = upsertedA == upsertedB
+        let onlyA = upsertedA.keys.filter { upsertedB[$0] != upsertedA[$0] }
+        let onlyB = upsertedB.keys.filter { upsertedA[$0] == nil }
+        #expect(same, "restored partition diverged: \(onlyA.count) differ/missing e.g. \(onlyA.prefix(1).map { "\(upsertedA[$0]!) vs \(upsertedB[$0] ?? "none")" }), \(onlyB.count) extra e.g. \(onlyB.prefix(1).map { upsertedB[$0]! })")
+        #expect(b.count >= a.count)
     }
 
     @Test func corruptRecordsThrowInsteadOfTrapping() throws {
-        let (fold, _, _) = simulatedFold()
+        let (fold, _, _, _) = simulatedFold()
         var copy = fold
         let bytes = TimelineCodec.encode(copy.takeTouchedTimelines()[3].parts)
         for cut in stride(from: 0, to: bytes.count - 1, by: 7) {

@@ -25,6 +25,11 @@ public struct UserTimeline: Sendable {
     /// refolded so that the timer fires at its place in event time.
     var lastTickTimer: UnixMillis = .min
     public internal(set) var newestTime: UnixMillis = .min
+    /// The geofence table's version when the oldest input still in history was first folded
+    /// (truncated; `.max`: unknown, after a restore). Refolding diffs against a fold of the old
+    /// history with today's table, which only equals what was published if the table has not
+    /// changed since; otherwise every refolded event is republished (an identical repeat at worst).
+    var tableVersion: UInt32 = .max
 
     public let userId: String
 
@@ -65,6 +70,7 @@ public struct UserTimeline: Sendable {
         if input.time > newestTime { newestTime = input.time }
 
         if position == history.count, input.time >= lastTickTimer {
+            if history.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.version) }
             let outcome = current.fold(input, context: context, events: &events)
             // Room for exactly the limit: doubling from 4 would allocate 8 for a limit of 6.
             if history.capacity == 0 { history.reserveCapacity(max(context.settings.historyLimit, 2)) }
@@ -116,13 +122,18 @@ public struct UserTimeline: Sendable {
         lastTickTimer = fired ?? .min
         current = state
 
-        Self.publishDifferences(old: oldEvents, new: newEvents, into: &events)
+        let version = UInt32(truncatingIfNeeded: context.geofences.version)
+        let tableChanged = tableVersion != version
+        Self.publishDifferences(old: oldEvents, new: newEvents, republishUnchanged: tableChanged, into: &events)
+        if tableChanged, from == 0 { tableVersion = version }  // all of history now as today's table says
         compact(context: context)
         return outcome
     }
 
     /// Appends what changed between two foldings of a history, matched by `_id`.
-    static func publishDifferences(old: [Event], new: [Event], into events: inout [Event]) {
+    /// - Parameter republishUnchanged: the old folding may not be what was published (the geofence
+    ///   table changed since): publish unchanged events too (identical repeats if they were).
+    static func publishDifferences(old: [Event], new: [Event], republishUnchanged: Bool, into events: inout [Event]) {
         var oldByID: [EventID: Int] = [:]
         oldByID.reserveCapacity(old.count)
         for (index, event) in old.enumerated() { oldByID[event.id] = index }
@@ -130,8 +141,11 @@ public struct UserTimeline: Sendable {
         for var event in new {
             if let index = oldByID[event.id] {
                 seen[index] = true
-                if old[index].hasSameContent(as: event) { continue }
-                event.revision = .corrected
+                if old[index].hasSameContent(as: event) {
+                    if !republishUnchanged { continue }
+                } else {
+                    event.revision = .corrected
+                }
             }
             event.live = false
             events.append(event)

@@ -26,6 +26,9 @@ struct PartitionOwner {
     var commandsOffset: Int64
     /// Whether anything changed since the last checkpoint record.
     var dirty = false
+    /// Inputs folded, by stream.
+    var foldedFixes = 0
+    var foldedCommands = 0
     /// Offsets below these were already taken (re-deliveries after a seek are dropped).
     var nextFetchLocations: Int64 = 0
     var nextFetchCommands: Int64 = 0
@@ -55,10 +58,12 @@ struct PartitionOwner {
     var pendingCount: Int { (fixes.count - fixHead) + (commands.count - commandHead) }
 
     /// Folds every pending input whose turn has come.
-    /// - Parameter force: fold even if a stream might still deliver an older record (it has been
-    ///   silent too long): liveness over a perfectly repeatable merge.
-    mutating func foldReady(geofences: GeofenceTable, now: UnixMillis, force: Bool, source: Topics,
-                            into output: inout OutputBatch)
+    /// - Parameters:
+    ///   - force: fold even if a stream might still deliver an older record (it has been silent too
+    ///     long): liveness over a perfectly repeatable merge.
+    ///   - drain: fold everything fetched (shutting down).
+    mutating func foldReady(geofences: GeofenceTable, now: UnixMillis, force: Bool, drain: Bool = false,
+                            source: Topics, into output: inout OutputBatch)
     {
         while true {
             let fix = fixHead < fixes.count ? fixes[fixHead] : nil
@@ -67,10 +72,10 @@ struct PartitionOwner {
             switch (fix, command) {
             case let (fix?, command?): takeCommand = command.createdAt <= fix.createdAt
             case (nil, _?):
-                guard fixesAtEnd || (force && fixesHeard) else { return compact() }
+                guard fixesAtEnd || (force && fixesHeard) || drain else { return compact() }
                 takeCommand = true
             case (_?, nil):
-                guard commandsAtEnd || (force && commandsHeard) else { return compact() }
+                guard commandsAtEnd || (force && commandsHeard) || drain else { return compact() }
                 takeCommand = false
             case (nil, nil): return compact()
             }
@@ -78,6 +83,7 @@ struct PartitionOwner {
                 let input = commands[commandHead]
                 commandHead += 1
                 commandsOffset = input.offset + 1
+                foldedCommands += 1
                 input.value.withUnsafeBytes { value in
                     processor.processCommand(
                         key: input.key, value: value,
@@ -88,6 +94,7 @@ struct PartitionOwner {
                 let input = fixes[fixHead]
                 fixHead += 1
                 locationsOffset = input.offset + 1
+                foldedFixes += 1
                 input.value.withUnsafeBytes { value in
                     processor.processFix(
                         key: input.key, value: value,

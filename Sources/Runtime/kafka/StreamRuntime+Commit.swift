@@ -125,13 +125,15 @@ extension StreamRuntime {
         var fold = retiredFold
         var processor = retiredProcessor
         var users = 0
+        var consumed = self.consumed
         for owner in owners.values {
+            consumed[options.topics.locations, default: 0] += owner.foldedFixes
+            consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands
             fold.add(owner.processor.fold.counters)
             processor.add(owner.processor.counters)
             users += owner.processor.fold.userCount
         }
         processor.add(geofenceFeed.processor.counters)
-        let consumed = self.consumed
         metrics.update {
             $0.fold = fold
             $0.processor = processor

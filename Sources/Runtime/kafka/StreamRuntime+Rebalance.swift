@@ -47,6 +47,8 @@ extension StreamRuntime {
 
     func retire(_ partition: Int32) {
         guard let owner = owners.removeValue(forKey: partition) else { return }
+        consumed[options.topics.locations, default: 0] += owner.foldedFixes
+        consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands
         retiredFold.add(owner.processor.fold.counters)
         retiredProcessor.add(owner.processor.counters)
         lastProgress[partition] = nil

@@ -48,6 +48,12 @@ public final class StreamRuntime {
         while !stopRequested() {
             try step()
         }
+        // Fold what was fetched, so a graceful stop leaves nothing for the next owner to redo.
+        let now = WallClock.now()
+        for partition in owners.keys.sorted() {
+            owners[partition]!.foldReady(geofences: geofenceFeed.table, now: now, force: true, drain: true,
+                                         source: options.topics, into: &output)
+        }
         try commitIfNeeded(force: true)
         writeSnapshots()
     }
@@ -156,7 +162,6 @@ public final class StreamRuntime {
         owners[record.partition]!.nextFetchLocations = record.offset + 1
         owners[record.partition]!.fixesAtEnd = false
         owners[record.partition]!.fixes.append(.fix(key: record.key, value: record.value, offset: record.offset))
-        consumed[record.topic, default: 0] += 1
     }
 
     func accept(command record: ConsumedRecord) {
@@ -165,7 +170,6 @@ public final class StreamRuntime {
         owners[record.partition]!.nextFetchCommands = record.offset + 1
         owners[record.partition]!.commandsAtEnd = false
         owners[record.partition]!.commands.append(.command(key: record.key, value: record.value, offset: record.offset))
-        consumed[record.topic, default: 0] += 1
     }
 
     func updateLag() {

@@ -57,7 +57,7 @@ public final class RuntimeMetrics: Sendable {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for sample in samples { out += "\(name)\(sample.labels) \(sample.value)\n" }
         }
-        metric("tripstream_records_consumed_total", "counter", "Input records consumed, by topic.",
+        metric("tripstream_records_consumed_total", "counter", "Input records folded (committed or about to be), by topic.",
                v.consumed.sorted { $0.key < $1.key }.map { ("{topic=\"\($0.key)\"}", "\($0.value)") })
         metric("tripstream_events_produced_total", "counter", "Events produced, by type.",
                EventType.allCases.map { ("{type=\"\($0.name)\"}", "\(v.fold.eventsByType[Int($0.rawValue)])") })
