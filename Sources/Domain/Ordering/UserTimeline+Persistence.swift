@@ -42,7 +42,6 @@ extension UserTimeline {
         history = parts.history
         baseTime = parts.baseTime
         watermark = parts.watermark
-        newestTime = parts.newestTime
         var discarded: [Event] = []
         var state = parts.middle ?? parts.base
         for index in (parts.middle == nil ? 0 : parts.middleIndex)..<parts.history.count {

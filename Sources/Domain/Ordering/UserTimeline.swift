@@ -13,7 +13,17 @@ public struct UserTimeline: Sendable {
     public internal(set) var current: UserState
     var base: UserState
     var middle: UserState?
-    var middleIndex = 0
+    /// Index of the first input after `middle` (an `Int32`: a user keeps this struct, so it is packed).
+    var middleSlot: Int32 = 0
+    /// The geofence table's version when the oldest input still in history was first folded
+    /// (truncated; `.max`: unknown, after a restore). Refolding diffs against a fold of the old
+    /// history with today's table, which only equals what was published if the table has not
+    /// changed since; otherwise every refolded event is republished (an identical repeat at worst).
+    var tableVersion: UInt32 = .max
+    var middleIndex: Int {
+        get { Int(middleSlot) }
+        set { middleSlot = Int32(newValue) }
+    }
     var history: [TimelineInput] = []
     /// Whether `base` has inputs folded into it (then nothing may go before `history[0]`).
     /// Event time of the newest input folded into `base` (`.min`: none). Nothing at or before it
@@ -24,12 +34,8 @@ public struct UserTimeline: Sendable {
     /// Due time of the latest timer a stream-time tick fired: an input older than that must be
     /// refolded so that the timer fires at its place in event time.
     var lastTickTimer: UnixMillis = .min
-    public internal(set) var newestTime: UnixMillis = .min
-    /// The geofence table's version when the oldest input still in history was first folded
-    /// (truncated; `.max`: unknown, after a restore). Refolding diffs against a fold of the old
-    /// history with today's table, which only equals what was published if the table has not
-    /// changed since; otherwise every refolded event is republished (an identical repeat at worst).
-    var tableVersion: UInt32 = .max
+    /// The newest input's event time: history is sorted and always holds the newest input.
+    public var newestTime: UnixMillis { history.last?.time ?? baseTime }
 
     public let userId: String
 
@@ -56,7 +62,8 @@ public struct UserTimeline: Sendable {
     ///   - events: receives the events to publish (new, corrected, retracted).
     public mutating func admit(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> Admission {
         let settings = context.settings
-        if newestTime != .min, input.time < newestTime - settings.replayHorizon { return .tooLate }
+        let newest = newestTime
+        if newest != .min, input.time < newest - settings.replayHorizon { return .tooLate }
 
         // Insertion point: after every input ordered at or before this one.
         var position = history.count
@@ -67,7 +74,6 @@ public struct UserTimeline: Sendable {
             probe -= 1
         }
         if position == 0, input.time <= baseTime { return .tooLate }
-        if input.time > newestTime { newestTime = input.time }
 
         if position == history.count, input.time >= lastTickTimer {
             if history.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.version) }

@@ -15,7 +15,7 @@ public struct IntegerMap: Sendable {
 
     public init(capacity: Int = 16) {
         var size = 16
-        while size * 7 < capacity * 10 { size <<= 1 }
+        while size * 85 < capacity * 100 { size <<= 1 }
         entries = [Entry](repeating: Entry(key: 0, value: -1), count: size)
     }
 
@@ -48,7 +48,7 @@ public struct IntegerMap: Sendable {
     }
 
     private mutating func insert(_ key: UInt64, _ value: Int32) {
-        if (count + 1) * 10 > entries.count * 7 { grow() }  // load factor at most 0.7
+        if (count + 1) * 100 > entries.count * 85 { grow() }  // load factor at most 0.85
         let mask = entries.count - 1
         var i = Self.index(key, mask: mask)
         while entries[i].value >= 0 {
