@@ -1,8 +1,263 @@
 import CommandLineKit
+import Domain
+import Foundation
+import KafkaIO
+import Runtime
+import Simulation
+import Synchronization
+import Codec
 
-/// `tripstream bench --pipeline`: end-to-end through the dev broker (built with the Kafka runtime).
+/// `tripstream bench --pipeline`: the Kafka path end to end on the embedded broker, exactly-once
+/// on: throughput next to kcat consuming the same topic raw, fix-to-event latency at half that
+/// load, and restore speed from the changelog.
 enum PipelineBench {
+    static let partitions: Int32 = 8
+
     static func run(parsed: ParsedArguments, workload: BenchWorkload) throws {
-        throw CommandFailure("--pipeline: the Kafka pipeline benchmark is not built yet")
+        let topics = Topics()
+        let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: partitions, topics: topics)
+        let bootstrap = cluster.bootstrapServers
+        // The mock keeps about 5 MiB per partition: stay well under it.
+        let averageLine = max(workload.fixBytes / max(workload.fixLines.count, 1), 1)
+        let fixCount = min(workload.fixLines.count, Int(partitions) * 3_000_000 / averageLine)
+        try publish(workload, fixes: fixCount, to: cluster, topics: topics)
+
+        let kcatRate = try kcatRate(bootstrap: bootstrap, topic: topics.locations, expected: fixCount)
+        let state = NSTemporaryDirectory() + "tripstream-pipeline-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+
+        let first = PipelineInstance(cluster: cluster, state: state, instance: "bench")
+        let throughput = first.measureThroughput(expected: fixCount + countCommands(workload, fixes: fixCount),
+                                                  partitions: Int(partitions))
+        let ours = Double(fixCount) / throughput
+        var line = "pipeline        \(Int(ours).grouped) fixes/s through the dev broker, exactly-once, \(partitions) partitions"
+        line += " (\(fixCount.grouped) fixes in \(String(format1: throughput)) s after the group join)"
+        Terminal.output(line)
+        if let kcatRate {
+            Terminal.output("kcat            \(Int(kcatRate).grouped) fixes/s consuming the same topic raw; ratio \(String(format1: 100 * ours / kcatRate))%")
+        }
+
+        let latency = try measureLatency(cluster: cluster, topics: topics, rate: ours / 2, seconds: 10)
+        Terminal.output("latency         at \(Int(ours / 2).grouped) fixes/s (half load): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events)")
+        first.stop()
+
+        // Restore speed: a new instance without local state rebuilds every partition from the changelog.
+        try? FileManager.default.removeItem(atPath: state)
+        let second = PipelineInstance(cluster: cluster, state: state, instance: "bench")
+        let restored = second.waitForRestore(partitions: Int(partitions))
+        second.stop()
+        Terminal.output("restore         \(Int(Double(restored.records) / max(restored.seconds, 1e-9)).grouped) changelog records/s (\(restored.records.grouped) records, \(String(format1: restored.seconds)) s)")
+        withExtendedLifetime(cluster) {}
     }
+
+    static func countCommands(_ workload: BenchWorkload, fixes: Int) -> Int {
+        workload.commandPositions.filter { $0 < fixes }.count
+    }
+
+    /// Geofences, then commands and fixes in arrival order, keyed by userId.
+    static func publish(_ workload: BenchWorkload, fixes: Int, to cluster: MockCluster, topics: Topics) throws {
+        var configuration = cluster.clientConfiguration
+        configuration["linger.ms"] = "5"
+        let producer = try KafkaProducer(configuration: configuration)
+        for (geofence, line) in zip(workload.geofences, workload.geofenceLines) {
+            try producer.produce(topic: topics.geofences, key: Array("\(geofence.tag)/\(geofence.externalId)".utf8),
+                                 value: line)
+        }
+        var nextCommand = 0
+        for index in 0..<fixes {
+            while nextCommand < workload.commandLines.count, workload.commandPositions[nextCommand] <= index {
+                let line = workload.commandLines[nextCommand]
+                try producer.produce(topic: topics.tripCommands, key: userKey(line), value: line)
+                nextCommand += 1
+            }
+            let line = workload.fixLines[index]
+            try producer.produce(topic: topics.locations, key: userKey(line), value: line)
+        }
+        let report = try producer.flush(timeout: .seconds(120))
+        guard report.allDelivered else { throw CommandFailure("publishing the workload failed") }
+    }
+
+    /// The userId of an input line (`{"userId":"…"` or `…"userId":"…"`).
+    static func userKey(_ line: [UInt8]) -> [UInt8] {
+        let pattern = Array("\"userId\":\"".utf8)
+        guard let start = line.firstRange(of: pattern)?.upperBound,
+            let end = line[start...].firstIndex(of: UInt8(ascii: "\""))
+        else { return [] }
+        return Array(line[start..<end])
+    }
+
+    /// kcat reading the fixes topic from the beginning to its end, counting records.
+    static func kcatRate(bootstrap: String, topic: String, expected: Int) throws -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%o\n"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        let started = WallClock.monotonic()
+        do { try process.run() } catch {
+            Terminal.error("kcat not found: no raw-consumer baseline")
+            return nil
+        }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let seconds = WallClock.monotonic() - started
+        let count = output.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        guard process.terminationStatus == 0, count >= expected else {
+            Terminal.error("kcat read \(count) of \(expected) records (status \(process.terminationStatus))")
+            return nil
+        }
+        return Double(count) / seconds
+    }
+
+    /// Fresh fixes at `rate` for `seconds`, createdAt = the moment they are produced; latency is
+    /// the time until a read_committed consumer of the events topic sees the event they caused.
+    static func measureLatency(cluster: MockCluster, topics: Topics, rate: Double, seconds: Double) throws
+        -> (p50: Int, p99: Int, samples: Int)
+    {
+        var consumerConfiguration = cluster.clientConfiguration
+        consumerConfiguration["group.id"] = "latency-probe"
+        consumerConfiguration["auto.offset.reset"] = "latest"
+        consumerConfiguration["fetch.wait.max.ms"] = "10"
+        let consumer = try KafkaConsumer(configuration: consumerConfiguration)
+        try consumer.subscribe([topics.events])
+        let joinDeadline = WallClock.monotonic() + 30
+        while try consumer.assignment().isEmpty, WallClock.monotonic() < joinDeadline {
+            _ = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(100))
+        }
+        let stop = StopFlag()
+        let users = max(Int(rate), 10)  // one fix per user per second
+        let clientConfiguration = cluster.clientConfiguration
+        let publisher = Thread {
+            do {
+                var configuration = clientConfiguration
+                configuration["linger.ms"] = "1"
+                let producer = try KafkaProducer(configuration: configuration)
+                var settings = SimulationSettings()
+                settings.users = users
+                settings.geofences = 1_000
+                settings.fixInterval = 1
+                settings.duration = Int64(seconds) + 2
+                settings.start = WallClock.now()
+                settings.offlineChance = 0
+                settings.duplicateChance = 0
+                settings.seed = 99
+                var simulator = FleetSimulator(settings: settings)
+                var records: [SimulatedRecord] = []
+                var key: [UInt8] = [], value: [UInt8] = []
+                let begin = WallClock.monotonic()
+                var sent = 0
+                while !stop.isSet, simulator.nextStep(into: &records) {
+                    for record in records {
+                        switch record {
+                        case var .command(command):
+                            command.userId = "latency-" + command.userId
+                            command.createdAt = WallClock.now()
+                            InputRecordEncoder.encode(.command(command), key: &key, value: &value)
+                            try producer.produce(topic: topics.tripCommands, key: key, value: value)
+                            continue
+                        case .geofence: continue
+                        case .fix: break
+                        }
+                        guard case var .fix(fix) = record else { continue }
+                        fix.userId = "latency-" + fix.userId
+                        fix.createdAt = WallClock.now()
+                        InputRecordEncoder.encode(.fix(fix), key: &key, value: &value)
+                        try producer.produce(topic: topics.locations, key: key, value: value)
+                        sent += 1
+                        let due = begin + Double(sent) / rate
+                        let now = WallClock.monotonic()
+                        if due > now { Terminal.sleep(seconds: due - now) }
+                        producer.poll()
+                    }
+                    records.removeAll(keepingCapacity: true)
+                }
+                _ = try producer.flush(timeout: .seconds(10))
+            } catch {
+                Terminal.error("latency publisher failed: \(error)")
+            }
+        }
+        publisher.start()
+        var latencies: [Int64] = []
+        let end = WallClock.monotonic() + seconds + 3
+        while WallClock.monotonic() < end {
+            for record in try consumer.poll(maxRecords: 10_000, timeout: .milliseconds(50)) {
+                let received = WallClock.now()
+                guard let value = record.value, let event = try? EventDecoder.decode(value).event,
+                    event.live, event.userId.hasPrefix("latency-")
+                else { continue }
+                latencies.append(received - event.createdAt)
+            }
+        }
+        stop.set()
+        try? consumer.close()
+        latencies.sort()
+        guard !latencies.isEmpty else { return (-1, -1, 0) }
+        func percentile(_ p: Double) -> Int { Int(latencies[min(Int(Double(latencies.count) * p), latencies.count - 1)]) }
+        return (percentile(0.5), percentile(0.99), latencies.count)
+    }
+}
+
+/// A `StreamRuntime` on its own thread, for the pipeline benchmark.
+final class PipelineInstance: @unchecked Sendable {
+    // Safe: `stopFlag` is atomic; the runtime thread owns the runtime; `done` orders the end.
+    let metrics = RuntimeMetrics()
+    private let stopFlag = StopFlag()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(cluster: MockCluster, state: String, instance: String) {
+        var options = RuntimeOptions(kafka: cluster.clientConfiguration, stateDirectory: state, instanceId: instance)
+        options.group = "pipeline-bench"
+        options.kafka["session.timeout.ms"] = "6000"
+        options.kafka["heartbeat.interval.ms"] = "500"
+        let frozen = options
+        let thread = Thread { [metrics, stopFlag, done] in
+            do {
+                let runtime = StreamRuntime(options: frozen, metrics: metrics, log: { _ in },
+                                            shouldStop: { stopFlag.isSet })
+                try runtime.run()
+            } catch {
+                Terminal.error("pipeline runtime failed: \(error)")
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Seconds from owning every partition (the group joined) to the `expected`-th input folded.
+    func measureThroughput(expected: Int, partitions: Int) -> Double {
+        var started: Double?
+        let deadline = WallClock.monotonic() + 600
+        while WallClock.monotonic() < deadline {
+            let values = metrics.snapshot
+            if started == nil, values.ownedPartitions == partitions { started = WallClock.monotonic() }
+            if values.consumed.values.reduce(0, +) >= expected { break }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return WallClock.monotonic() - (started ?? WallClock.monotonic())
+    }
+
+    func waitForRestore(partitions: Int) -> (records: Int, seconds: Double) {
+        let deadline = WallClock.monotonic() + 300
+        while WallClock.monotonic() < deadline {
+            let values = metrics.snapshot
+            if values.ownedPartitions == partitions, values.restoresInProgress == 0 {
+                return (values.restoredRecords, values.restoreSeconds)
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (metrics.snapshot.restoredRecords, metrics.snapshot.restoreSeconds)
+    }
+
+    func stop() {
+        stopFlag.set()
+        done.wait()
+    }
+}
+
+/// A stop request shared with a thread.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
 }

@@ -110,8 +110,11 @@ extension StreamRuntime {
         }
         _ = owner.processor.fold.takeTouchedTimelines()  // restored, not changed
         let restored = records
-        metrics.update { $0.restoredRecords += restored }
         let seconds = WallClock.monotonic() - started
+        metrics.update {
+            $0.restoredRecords += restored
+            $0.restoreSeconds += seconds
+        }
         log("restored partition \(partition): \(latest.count) users, \(records) changelog records in \(String(Int(seconds * 1000))) ms"
             + (snapshot != nil ? " (from a snapshot)" : ""))
         return owner

@@ -14,6 +14,8 @@ public final class RuntimeMetrics: Sendable {
         public var commitSeconds = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
         public var lag: [Int32: Int64] = [:]
         public var restoredRecords = 0
+        /// Time spent restoring partitions, seconds.
+        public var restoreSeconds = 0.0
         public var restoresInProgress = 0
         public var ownedPartitions = 0
         public var trackedUsers = 0
