@@ -1,9 +1,9 @@
-import Codec
+@testable import Codec
 import Domain
 import Foundation
 import Testing
 
-@Suite("Caching event encoder")
+@Suite("Event record encoder and in-place writing")
 struct EventRecordEncoderTests {
     func statelessBytes(_ event: Event, at time: UnixMillis) -> (event: [UInt8], eta: [UInt8]) {
         var eventBytes: [UInt8] = []
@@ -13,8 +13,35 @@ struct EventRecordEncoderTests {
         return (eventBytes, etaBytes)
     }
 
+    /// The layouts through the 2 KiB scratch writer (no reservation), and through in-place writing
+    /// with a reservation far too small (every flush path).
+    func scratchBytes(_ event: Event, at time: UnixMillis, reserving: Int?) -> (event: [UInt8], eta: [UInt8]) {
+        var eventBytes: [UInt8] = Array("x".utf8)
+        var etaBytes: [UInt8] = []
+        if let reserving {
+            JSONWriter.append(to: &eventBytes, reserving: reserving) { $0.event(event, actualCreatedAt: time) }
+            if let trip = event.trip {
+                JSONWriter.append(to: &etaBytes, reserving: reserving) {
+                    $0.etaRecord(event, trip: trip, actualCreatedAt: time)
+                }
+            }
+        } else {
+            JSONWriter.append(to: &eventBytes) { $0.event(event, actualCreatedAt: time) }
+            if let trip = event.trip {
+                JSONWriter.append(to: &etaBytes) { $0.etaRecord(event, trip: trip, actualCreatedAt: time) }
+            }
+        }
+        return (Array(eventBytes.dropFirst()), etaBytes)
+    }
+
     func expectSameBytes(_ encoder: inout EventRecordEncoder, _ event: Event, at time: UnixMillis) {
         let expected = statelessBytes(event, at: time)
+        for reserving in [nil, 0] as [Int?] {
+            let other = scratchBytes(event, at: time, reserving: reserving)
+            #expect(other.event == expected.event && other.eta == expected.eta)
+        }
+        #expect(expected.event.count <= JSONWriter.maxEventBytes(event))
+        if let trip = event.trip { #expect(expected.eta.count <= JSONWriter.maxEtaBytes(event, trip: trip)) }
         var eventBytes: [UInt8] = Array("prefix\n".utf8)
         var etaBytes: [UInt8] = []
         encoder.encodeEvent(event, actualCreatedAt: time, into: &eventBytes)
@@ -23,22 +50,16 @@ struct EventRecordEncoderTests {
         #expect(etaBytes == expected.eta && wroteEta == (event.trip != nil))
     }
 
-    @Test func writesTheStatelessEncodersBytesOnMissesAndHits() {
+    @Test func writesTheStatelessEncodersBytes() {
         var encoder = EventRecordEncoder()
         for round in 0..<3 {
             for event in Fixtures.allEvents { expectSameBytes(&encoder, event, at: Fixtures.processedAt + Int64(round)) }
         }
     }
 
-    @Test func disabledCachesWriteTheSameBytes() {
-        var encoder = EventRecordEncoder(planCapacity: 0, geofenceCapacity: 0)
-        for event in Fixtures.allEvents { expectSameBytes(&encoder, event, at: Fixtures.processedAt) }
-    }
-
-    /// Many plans and geofences through tiny caches: entries are evicted and rebuilt, plans die
-    /// while others are created (identities may be reused by the allocator), bytes never change.
-    @Test func evictionAndShortLivedObjectsKeepTheBytes() {
-        var encoder = EventRecordEncoder(planCapacity: 4, geofenceCapacity: 2)
+    /// Many random plans and geofences: in-place, scratch and overflowing writes agree.
+    @Test func randomEventsKeepTheBytes() {
+        var encoder = EventRecordEncoder()
         var random = SplitMix(state: 7)
         let modes = TravelMode.allCases
         for n in 0..<2_000 {
@@ -62,11 +83,10 @@ struct EventRecordEncoderTests {
                 random.next() % 4 == 0 ? .enteredGeofence : .updatedTrip, UInt32(n),
                 geofence: random.next() % 3 == 0 ? geofence : nil, trip: random.next() % 5 == 0 ? nil : trip)
             expectSameBytes(&encoder, event, at: Fixtures.processedAt)
-            if n % 3 == 0 { expectSameBytes(&encoder, event, at: Fixtures.processedAt) }  // a hit
         }
     }
 
-    @Test func longFragmentsAreWrittenDirectly() {
+    @Test func longStringsAndMetadata() {
         var encoder = EventRecordEncoder()
         let metadata = RawJSON("{\"notes\":\"" + String(repeating: "x", count: 5_000) + "\"}")
         let plan = TripPlan(
@@ -74,7 +94,23 @@ struct EventRecordEncoderTests {
             destinationCoordinates: nil, destinationRadius: 100, mode: .bike, approachingThreshold: 2,
             scheduledArrivalAt: nil, metadata: metadata)
         let event = Fixtures.event(.updatedTrip, 2, trip: TripSnapshot(plan: plan, status: .started, startedAt: 0))
-        for _ in 0..<3 { expectSameBytes(&encoder, event, at: 5) }
+        expectSameBytes(&encoder, event, at: 5)
+        // Strings that escape to six bytes per byte, long and short.
+        for length in [1, 79, 80, 81, 400, 3_000] {
+            let controls = String(decoding: (0..<length).map { UInt8($0 % 32) }, as: UTF8.self)
+            let escaping = TripPlan(
+                externalId: controls, destinationGeofenceTag: controls, destinationGeofenceExternalId: controls,
+                destinationCoordinates: nil, destinationRadius: 100, mode: .car, approachingThreshold: 2,
+                scheduledArrivalAt: 7, metadata: nil)
+            let geofence = Geofence(
+                tag: controls, externalId: controls, description: controls,
+                shape: .circle(center: Coordinate(latitudeE7: -1, longitudeE7: -2), radius: 12.5))
+            var e = Fixtures.event(
+                .updatedTrip, 3, geofence: geofence, trip: TripSnapshot(plan: escaping, status: .started, startedAt: 0))
+            e.userId = controls
+            e.deviceId = controls
+            expectSameBytes(&encoder, e, at: 5)
+        }
     }
 
     @Test func destinationRadiusOnlyForCoordinateDestinations() throws {

@@ -6,15 +6,14 @@ import Domain
 /// `corrected`|`retracted`, `location`, `eta` {`duration` (min), `distance` (m)},
 /// `destinationGeofenceTag`, `destinationGeofenceExternalId`, `scheduledArrivalAt`, `delayed`.
 ///
-/// Stateless; `EventRecordEncoder` writes the same bytes faster on hot paths.
+/// Stateless. The record is sized up front and written in place into `buffer`'s spare capacity.
 public enum EtaEncoder {
     /// Appends the record (no newline). Returns false and appends nothing if the event has no trip.
     @discardableResult
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) -> Bool {
         guard let trip = event.trip else { return false }
-        var cache = EncoderCache.disabled
-        JSONWriter.append(to: &buffer) { w in
-            w.etaRecord(event, trip: trip, actualCreatedAt: actualCreatedAt, cache: &cache)
+        JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEtaBytes(event, trip: trip)) { w in
+            w.etaRecord(event, trip: trip, actualCreatedAt: actualCreatedAt)
         }
         return true
     }

@@ -9,12 +9,13 @@ import Domain
 /// Durations are minutes (two decimals at most), distances meters, times RFC 3339 UTC with ms.
 /// `trip.destinationRadius` is written only for a destination given as coordinates.
 ///
-/// Stateless; `EventRecordEncoder` writes the same bytes faster on hot paths.
+/// Stateless. The record is sized up front and written in place into `buffer`'s spare capacity.
 public enum EventEncoder {
     /// Appends one event (no newline) to `buffer`.
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) {
-        var cache = EncoderCache.disabled
-        JSONWriter.append(to: &buffer) { w in w.event(event, actualCreatedAt: actualCreatedAt, cache: &cache) }
+        JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event)) { w in
+            w.event(event, actualCreatedAt: actualCreatedAt)
+        }
     }
 
     /// The event as a `String` (tests, tools).

@@ -52,7 +52,7 @@ extension JSONWriter {
         tripProgress(t)
     }
 
-    // MARK: - Trip pieces (the plan's pieces are constant per plan: see `EncoderCache`)
+    // MARK: - Trip pieces
 
     /// `{"externalId":"…","status":` (the plan's part before the status).
     mutating func tripOpening(_ plan: TripPlan) {

@@ -1,11 +1,10 @@
 import Domain
 
-// MARK: - The event and ETA record layouts, shared by the stateless and the caching encoders
+// MARK: - The event and ETA record layouts
 
 extension JSONWriter {
-    /// One event (`EventEncoder`'s layout). Plan and geofence fragments come from `cache` when it is
-    /// enabled; the bytes are the same either way.
-    mutating func event(_ event: Event, actualCreatedAt: UnixMillis, cache: inout EncoderCache) {
+    /// One event (`EventEncoder`'s layout).
+    mutating func event(_ event: Event, actualCreatedAt: UnixMillis) {
         raw("{\"_id\":")
         eventID(event.id)
         eventType(event.type)
@@ -36,11 +35,7 @@ extension JSONWriter {
         byte(UInt8(ascii: "}"))
         if let geofence = event.geofence {
             raw(",\"geofence\":")
-            if cache.geofences.isEnabled, let entry = cache.geofences.entry(for: geofence, build: EncoderCache.buildGeofence) {
-                cache.geofences.write(entry, piece: 0, into: &self)
-            } else {
-                self.geofence(geofence)
-            }
+            self.geofence(geofence)
         }
         if let duration = event.durationSeconds {
             raw(",\"duration\":")
@@ -48,28 +43,18 @@ extension JSONWriter {
         }
         if let trip = event.trip {
             raw(",\"trip\":")
-            if cache.plans.isEnabled, let entry = cache.plans.entry(for: trip.plan, build: EncoderCache.buildPlan) {
-                cache.plans.write(entry, piece: 0, into: &self)
-                tripStatus(trip.status)
-                cache.plans.write(entry, piece: 1, into: &self)
-                tripProgress(trip)
-            } else {
-                self.trip(trip)
-            }
+            self.trip(trip)
         }
         byte(UInt8(ascii: "}"))
     }
 
     /// The ETA record of a trip event (`EtaEncoder`'s layout).
-    mutating func etaRecord(
-        _ event: Event, trip: TripSnapshot, actualCreatedAt: UnixMillis, cache: inout EncoderCache
-    ) {
-        let entry = cache.plans.isEnabled ? cache.plans.entry(for: trip.plan, build: EncoderCache.buildPlan) : nil
+    mutating func etaRecord(_ event: Event, trip: TripSnapshot, actualCreatedAt: UnixMillis) {
         raw("{\"_id\":")
         eventID(event.id)
         raw(",\"userId\":")
         string(event.userId)
-        if let entry { cache.plans.write(entry, piece: 2, into: &self) } else { etaRecordOpening(trip.plan) }
+        etaRecordOpening(trip.plan)
         tripStatus(trip.status)
         raw(",\"createdAt\":")
         timestamp(event.createdAt)
@@ -82,7 +67,49 @@ extension JSONWriter {
             point(location)
         }
         if let eta = trip.eta { self.eta(eta) }
-        if let entry { cache.plans.write(entry, piece: 3, into: &self) } else { etaRecordDestination(trip.plan) }
+        etaRecordDestination(trip.plan)
         raw(trip.delayMinutes != nil ? ",\"delayed\":true}" : ",\"delayed\":false}")
+    }
+}
+
+// MARK: - Sizes
+
+extension JSONWriter {
+    /// Bytes of everything but strings and raw JSON in an event: ids, keys, numbers, timestamps,
+    /// points (well under 2 KiB: about 1.2 KiB with every optional field and long numbers).
+    static let eventFixedBytes = 2048
+    /// The same for an ETA record (about 0.5 KiB).
+    static let etaFixedBytes = 1024
+
+    /// The most an escaped string can take: every byte as `\u00XX`, plus the quotes.
+    @inline(__always)
+    static func maxBytes(_ s: String) -> Int { s.utf8.count &* 6 &+ 2 }
+
+    @inline(__always)
+    static func maxBytes(_ s: String?) -> Int { s.map(maxBytes) ?? 0 }
+
+    @inline(__always)
+    static func maxBytes(_ json: RawJSON?) -> Int { json?.bytes.count ?? 0 }
+
+    /// An upper bound of `event(_:actualCreatedAt:)`'s output (`append(to:reserving:_:)`).
+    static func maxEventBytes(_ event: Event) -> Int {
+        var n = eventFixedBytes &+ maxBytes(event.userId) &+ maxBytes(event.deviceId) &+ maxBytes(event.userMetadata)
+        if let g = event.geofence {
+            n &+= maxBytes(g.tag) &+ maxBytes(g.externalId) &+ maxBytes(g.description) &+ maxBytes(g.metadata)
+        }
+        if let plan = event.trip?.plan { n &+= maxPlanBytes(plan) }
+        return n
+    }
+
+    /// An upper bound of `etaRecord(_:trip:actualCreatedAt:)`'s output.
+    static func maxEtaBytes(_ event: Event, trip: TripSnapshot) -> Int {
+        let plan = trip.plan
+        return etaFixedBytes &+ maxBytes(event.userId) &+ maxBytes(plan.externalId)
+            &+ maxBytes(plan.destinationGeofenceTag) &+ maxBytes(plan.destinationGeofenceExternalId)
+    }
+
+    private static func maxPlanBytes(_ plan: TripPlan) -> Int {
+        maxBytes(plan.externalId) &+ maxBytes(plan.mode.name) &+ maxBytes(plan.destinationGeofenceTag)
+            &+ maxBytes(plan.destinationGeofenceExternalId) &+ maxBytes(plan.metadata)
     }
 }

@@ -2,18 +2,21 @@ import Domain
 
 /// Appends JSON text to a caller's reusable byte buffer, fast.
 ///
-/// Small pieces (keys, numbers, timestamps, short strings) are written through a pointer into a
-/// 2 KiB stack scratch area and reach the `[UInt8]` in a few large appends: an `Array.append`
-/// per field (uniqueness and capacity checks, a call) would cost more than the JSON itself. Large
-/// strings and raw JSON go straight to the array.
+/// Every piece is written through a pointer into a scratch area of `limit` bytes: an `Array.append`
+/// per field (uniqueness and capacity checks, a call) would cost more than the JSON itself.
+/// - `append(to:_:)`: a 2 KiB stack scratch area that reaches the `[UInt8]` in a few large appends.
+/// - `append(to:reserving:_:)`: the scratch area is the destination array's own reserved capacity,
+///   so a record sized up front is written in place, with no copy at all.
 ///
-/// Use it through `append(to:_:)`; the scratch pointer never leaves that call.
+/// - Important: The scratch pointer never leaves those calls.
 public struct JSONWriter {
     /// The output: the caller's buffer (moved in, not copied) plus everything flushed so far.
     var bytes: [UInt8] = []
     let scratch: UnsafeMutablePointer<UInt8>
     /// Bytes waiting in `scratch`.
     var pending = 0
+    /// Size of `scratch` (≥ `scratchSize`): `room` flushes rather than write past it.
+    var limit: Int
     /// The last day converted to a date: the timestamps of one record are mostly on one day.
     var cachedDay = Int.min
     var cachedDate = (year: 0, month: 0, day: 0)
@@ -28,7 +31,10 @@ public struct JSONWriter {
     /// Keeps a heap scratch area alive for writers made with `init(taking:)`.
     private var owner: ScratchArea?
 
-    init(scratch: UnsafeMutablePointer<UInt8>) { self.scratch = scratch }
+    init(scratch: UnsafeMutablePointer<UInt8>, limit: Int = scratchSize) {
+        self.scratch = scratch
+        self.limit = limit
+    }
 
     /// A writer that appends to `buffer`, whose storage it moves in (`buffer` is left empty until
     /// `finish(into:)` moves it back). Allocates its scratch area on the heap: prefer
@@ -36,6 +42,7 @@ public struct JSONWriter {
     public init(taking buffer: inout [UInt8]) {
         let area = ScratchArea(capacity: Self.scratchSize)
         self.scratch = area.pointer
+        self.limit = Self.scratchSize
         self.owner = area
         swap(&bytes, &buffer)
     }
@@ -57,6 +64,37 @@ public struct JSONWriter {
         }
     }
 
+    /// Runs `body` with a writer that writes straight into `buffer`'s spare capacity, after making
+    /// room for `reserving` bytes: no scratch copy, no per-piece `Array.append`.
+    ///
+    /// `reserving` is an upper bound of what `body` writes for speed only: if `body` writes more,
+    /// the writer flushes as `append(to:_:)` does and the bytes are the same.
+    /// - Parameters:
+    ///   - buffer: the destination; receives exactly the bytes `body` writes.
+    ///   - reserving: the expected maximum size of the output (raised to at least `scratchSize`).
+    ///   - body: writes through the writer.
+    /// - Important: The writer's pointer is valid only during `body`; do not copy the writer out.
+    @inline(__always)
+    static func append(to buffer: inout [UInt8], reserving: Int, _ body: (inout JSONWriter) -> Void) {
+        let bound = max(reserving, scratchSize)
+        var overflow: [UInt8] = []
+        buffer.append(addingCapacity: bound) { span in
+            span.withUnsafeMutableBufferPointer { area, initialized in
+                var writer = JSONWriter(scratch: area.baseAddress!, limit: area.count)
+                body(&writer)
+                if writer.bytes.isEmpty {
+                    initialized = writer.pending
+                } else {
+                    // More than `reserving`: part of the output was flushed to `writer.bytes`.
+                    writer.flush()
+                    swap(&overflow, &writer.bytes)
+                    initialized = 0
+                }
+            }
+        }
+        if !overflow.isEmpty { buffer.append(contentsOf: overflow) }
+    }
+
     /// The text written so far (tests).
     public var text: String {
         var copy = self
@@ -72,12 +110,12 @@ public struct JSONWriter {
     /// Room for `n` ≤ `scratchSize` bytes at the returned pointer; the caller then `commit`s.
     @inline(__always)
     mutating func room(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        if pending + n > Self.scratchSize { flush() }
+        if pending &+ n > limit { flush() }
         return scratch + pending
     }
 
     @inline(__always)
-    mutating func commit(_ n: Int) { pending += n }
+    mutating func commit(_ n: Int) { pending &+= n }
 
     mutating func flush() {
         guard pending > 0 else { return }
@@ -88,7 +126,7 @@ public struct JSONWriter {
     /// Appends bytes of any length.
     mutating func append(_ piece: UnsafeRawBufferPointer) {
         let n = piece.count
-        if n <= Self.copyThreshold {
+        if pending &+ n <= limit || n <= Self.copyThreshold {
             let p = room(n)
             if n > 0 { UnsafeMutableRawPointer(p).copyMemory(from: piece.baseAddress!, byteCount: n) }
             commit(n)
