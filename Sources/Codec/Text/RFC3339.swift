@@ -137,10 +137,7 @@ public enum RFC3339 {
         let year = max(0, min(9999, date.year))
         let ms = millisOfDay % 1000
         let secs = millisOfDay / 1000
-        @inline(__always) func put2(_ v: Int, _ at: Int) {
-            out[at] = UInt8(truncatingIfNeeded: 48 + v / 10)
-            out[at + 1] = UInt8(truncatingIfNeeded: 48 + v % 10)
-        }
+        @inline(__always) func put2(_ v: Int, _ at: Int) { JSONWriter.writePair(v, to: out + at) }
         put2(year / 100, 0)
         put2(year % 100, 2)
         out[4] = UInt8(ascii: "-")
