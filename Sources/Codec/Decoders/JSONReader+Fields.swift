@@ -42,7 +42,9 @@ extension JSONReader {
             return nil
         }
         let token = try readString()
-        let count = decodedCount(token)
+        // Escaped strings are unescaped once, for both the length checks and the value.
+        let unescaped = token.hasEscapes ? unescapedBytes(token) : nil
+        let count = unescaped?.count ?? token.rawCount
         if count == 0 && !allowEmpty {
             Self.note(DecodeError(.emptyString, "\(field) is empty"), &issue)
             return nil
@@ -51,7 +53,8 @@ extension JSONReader {
             Self.note(DecodeError(.stringTooLong, "\(field) longer than \(maxBytes) bytes (\(count))"), &issue)
             return nil
         }
-        return string(token)
+        if let unescaped { return String(decoding: unescaped, as: UTF8.self) }
+        return String(decoding: rawBytes(token), as: UTF8.self)
     }
 
     /// A number, or nil after recording `wrong_type`.
