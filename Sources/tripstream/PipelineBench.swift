@@ -38,6 +38,8 @@ enum PipelineBench {
         }
 
         let latency = try measureLatency(cluster: cluster, topics: topics, rate: ours / 2, seconds: 10)
+        let commits = first.metrics.snapshot.commitSeconds
+        Terminal.output("commits         \(commits.count.grouped) transactions, mean \(Int(1000 * commits.sum / Double(max(commits.count, 1)))) ms each")
         Terminal.output("latency         at \(Int(ours / 2).grouped) fixes/s (half load): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events)")
         first.stop()
 
@@ -213,7 +215,8 @@ final class PipelineInstance: @unchecked Sendable {
         let frozen = options
         let thread = Thread { [metrics, stopFlag, done] in
             do {
-                let runtime = StreamRuntime(options: frozen, metrics: metrics, log: { _ in },
+                let runtime = StreamRuntime(options: frozen, metrics: metrics,
+                                            log: { _ in },
                                             shouldStop: { stopFlag.isSet })
                 try runtime.run()
             } catch {

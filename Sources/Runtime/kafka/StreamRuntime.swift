@@ -11,7 +11,7 @@ import Synchronization
 /// commit]. Outputs are durable before the changelog record that covers them, so even a broker
 /// that cannot abort (librdkafka's mock) can only see outputs repeated after a crash, never lost.
 public final class StreamRuntime {
-    public let options: RuntimeOptions
+    public private(set) var options: RuntimeOptions
     let metrics: RuntimeMetrics
     let log: (String) -> Void
     private let stopRequested: @Sendable () -> Bool
@@ -61,12 +61,18 @@ public final class StreamRuntime {
     // MARK: - Start
 
     func start() throws {
+        // Small requests every commit: Nagle's algorithm with delayed ACKs would add ~40 ms per
+        // round trip. A properties file can still say otherwise.
+        options.kafka["socket.nagle.disable"] = options.kafka["socket.nagle.disable"] ?? "true"
         try ensureTopics()
         geofenceFeed = try GeofenceFeed(configuration: options.kafka, topic: options.topics.geofences, log: log)
         try geofenceFeed.loadAll(timeout: 60)
         log("geofences loaded: \(geofenceFeed.table.count)")
 
-        producer = try KafkaProducer(configuration: options.kafka, transactionalId: options.transactionalId)
+        // Each commit flushes explicitly, so lingering only adds latency.
+        var producerConfiguration = options.kafka
+        producerConfiguration["linger.ms"] = producerConfiguration["linger.ms"] ?? "1"
+        producer = try KafkaProducer(configuration: producerConfiguration, transactionalId: options.transactionalId)
         try producer.initTransactions(timeout: .seconds(60))
 
         var consumerConfiguration = options.kafka
