@@ -105,10 +105,14 @@ struct BenchStages {
         let events = encodeInput
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
-        for event in events {
-            EventEncoder.encode(event, actualCreatedAt: event.createdAt, into: &buffer)
-            if event.type == .updatedTrip { EtaEncoder.encode(event, actualCreatedAt: event.createdAt, into: &buffer) }
-            if buffer.count > 1 << 20 { buffer.removeAll(keepingCapacity: true) }
+        events.withUnsafeBufferPointer { events in
+            for index in events.indices {  // by index: iterating values would copy every event
+                EventEncoder.encode(events[index], actualCreatedAt: events[index].createdAt, into: &buffer)
+                if events[index].type == .updatedTrip {
+                    EtaEncoder.encode(events[index], actualCreatedAt: events[index].createdAt, into: &buffer)
+                }
+                if buffer.count > 1 << 20 { buffer.removeAll(keepingCapacity: true) }
+            }
         }
         return events.count
     }

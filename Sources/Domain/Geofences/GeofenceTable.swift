@@ -102,7 +102,7 @@ public struct GeofenceTable: Sendable {
     public func forEachCandidate(at point: Coordinate, _ body: (Geofence, Int32) -> Void) {
         let slots = storage.slots
         storage.grid.forEachCandidate(at: point) { slot in
-            if let geofence = slots[Int(slot)], geofence.geometry.boundingBox.contains(point) { body(geofence, slot) }
+            if let geofence = slots[Int(slot)] { body(geofence, slot) }
         }
     }
 

@@ -9,10 +9,17 @@ public struct SpatialGrid: Sendable {
     public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
 
-    /// Cell key → index into `cellSlots`.
+    /// A geofence in a cell, with its bounding box inline: most candidates are rejected by the box
+    /// without touching the geofence object (a cache miss each).
+    struct Entry: Sendable {
+        var slot: Int32
+        var box: BoundingBox
+    }
+
+    /// Cell key → index into `cells`.
     private var cellIndex = IntegerMap(capacity: 1024)
-    private var cellSlots: [[Int32]] = []
-    private(set) var oversized: [Int32] = []
+    private var cells: [[Entry]] = []
+    private(set) var oversized: [Entry] = []
 
     public init() {}
 
@@ -33,18 +40,19 @@ public struct SpatialGrid: Sendable {
 
     public mutating func insert(slot: Int32, box: BoundingBox) {
         guard let range = Self.cellRange(box) else { return }
+        let entry = Entry(slot: slot, box: box)
         if range.lat.count * range.lng.count > Self.maxCellsPerShape {
-            oversized.append(slot)
+            oversized.append(entry)
             return
         }
         for lat in range.lat {
             for lng in range.lng {
                 let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
                 if let index = cellIndex[key] {
-                    cellSlots[Int(index)].append(slot)
+                    cells[Int(index)].append(entry)
                 } else {
-                    cellIndex[key] = Int32(cellSlots.count)
-                    cellSlots.append([slot])
+                    cellIndex[key] = Int32(cells.count)
+                    cells.append([entry])
                 }
             }
         }
@@ -53,30 +61,29 @@ public struct SpatialGrid: Sendable {
     public mutating func remove(slot: Int32, box: BoundingBox) {
         guard let range = Self.cellRange(box) else { return }
         if range.lat.count * range.lng.count > Self.maxCellsPerShape {
-            oversized.removeAll { $0 == slot }
+            oversized.removeAll { $0.slot == slot }
             return
         }
         for lat in range.lat {
             for lng in range.lng {
                 // An emptied cell keeps its (empty) list: cells are few and reused by later upserts.
                 if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
-                    cellSlots[Int(index)].removeAll { $0 == slot }
+                    cells[Int(index)].removeAll { $0.slot == slot }
                 }
             }
         }
     }
 
-    /// Calls `body` with every slot whose cell holds `point`, plus the oversized ones.
-    /// - Complexity: one hash probe plus the candidates found.
+    /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
+    /// the oversized ones.
+    /// - Complexity: one hash probe plus a box test per geofence of the cell.
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
-        if let slots = slotsInCell(of: point) {
-            for slot in slots { body(slot) }
-        }
-        for slot in oversized { body(slot) }
-    }
-
-    func slotsInCell(of point: Coordinate) -> [Int32]? {
         let key = Self.key(latCell: Self.cellNumber(point.latitudeE7), lngCell: Self.cellNumber(point.longitudeE7))
-        return cellIndex[UInt64(bitPattern: key)].map { cellSlots[Int($0)] }
+        if let index = cellIndex[UInt64(bitPattern: key)] {
+            cells[Int(index)].withUnsafeBufferPointer { entries in
+                for entry in entries where entry.box.contains(point) { body(entry.slot) }
+            }
+        }
+        for entry in oversized where entry.box.contains(point) { body(entry.slot) }
     }
 }

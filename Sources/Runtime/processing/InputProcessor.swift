@@ -8,10 +8,8 @@ public struct InputProcessor: Sendable {
     public var fold: PartitionFold
     public var counters = ProcessorCounters()
     private var events: [Event] = []
-    /// Same bytes as `EventEncoder`/`EtaEncoder`. Its plan and geofence fragment caches are off: on the
-    /// 100,000-user bench they made the replay path ~12% slower (each lookup misses the CPU cache in
-    /// a multi-megabyte side table, which costs more than the short fields it saves writing).
-    private var encoder = EventRecordEncoder(planCapacity: 0, geofenceCapacity: 0)
+    /// Writes events and ETA records (the bytes of `EventEncoder`/`EtaEncoder`).
+    private var encoder = EventRecordEncoder()
 
     public init(settings: FoldSettings) {
         fold = PartitionFold(settings: settings)
