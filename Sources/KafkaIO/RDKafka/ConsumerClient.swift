@@ -1,4 +1,5 @@
 import CRdKafka
+import Synchronization
 
 /// The consumer machinery shared by ``KafkaConsumer`` (group mode) and ``KafkaReader`` (assign mode): one
 /// consumer-type `rd_kafka_t`, its rebalance context, and record decoding.
@@ -10,8 +11,13 @@ final class ConsumerClient {
     private var endOfPartitions: [TopicPartitionOffset] = []
     private var closed = false
 
+    private let groupMember: Bool
+    private let cooperative: Bool
+
     /// - Parameter rebalanceCallback: Register the rebalance callback (group mode only).
     init(configuration: KafkaConfiguration, rebalanceCallback: Bool) throws(KafkaError) {
+        groupMember = rebalanceCallback
+        cooperative = configuration["partition.assignment.strategy"]?.contains("cooperative-sticky") ?? false
         let context = ConsumerContext()
         self.context = context
         self.client = try RDKafkaClient(
@@ -28,6 +34,10 @@ final class ConsumerClient {
     deinit {
         // Without close, rd_kafka_destroy would leave the group only after session.timeout.ms.
         if !closed { _ = rd_kafka_consumer_close(client.handle) }
+        // librdkafka before 2.3 aborts in rd_kafka_sticky_assignor_state_destroy when a
+        // cooperative-sticky member is destroyed before its first assignment (librdkafka #4312;
+        // Debian 12 ships 2.0.2). Leaking that one handle is the lesser evil.
+        if groupMember, cooperative, !context.everAssigned.withLock({ $0 }) { client.leaksHandle = true }
     }
 
     var handle: OpaquePointer { client.handle }

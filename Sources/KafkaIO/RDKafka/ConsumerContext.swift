@@ -6,8 +6,11 @@ import Synchronization
 /// consumer that owns both it and the client). It is `Sendable` because its only state is behind a `Mutex`.
 final class ConsumerContext: Sendable {
     let rebalanceEvents = Mutex<[RebalanceEvent]>([])
+    /// Whether an assignment ever arrived (see `ConsumerClient.deinit`).
+    let everAssigned = Mutex<Bool>(false)
 
     func record(_ event: RebalanceEvent) {
+        if case .assigned = event { everAssigned.withLock { $0 = true } }
         rebalanceEvents.withLock { $0.append(event) }
     }
 

@@ -48,8 +48,12 @@ final class RDKafkaClient {
         self.handle = handle
     }
 
+    /// Set when destroying the handle would trip a librdkafka assertion (see `ConsumerClient.deinit`):
+    /// the handle is then deliberately leaked.
+    var leaksHandle = false
+
     deinit {
-        rd_kafka_destroy(handle)
+        if !leaksHandle { rd_kafka_destroy(handle) }
     }
 
     /// The client's name (`rdkafka#producer-1`…), for logs.
