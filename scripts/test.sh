@@ -29,7 +29,7 @@ python3 schemas/validate.py event "$work/replay-1/events.ndjson"
 python3 schemas/validate.py eta-update "$work/replay-1/eta.ndjson"
 
 echo "== replay: a simulated fleet with offline replays and duplicates, events valid" >&2
-"$tripstream" simulate --users 300 --geofences 200 --duration 30m --offline-chance 0.01 --out "$work/sim" >/dev/null
+"$tripstream" simulate --users 150 --geofences 200 --duration 20m --offline-chance 0.01 --out "$work/sim" >/dev/null
 "$tripstream" replay --quiet -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
     --out "$work/sim-out"
 python3 schemas/validate.py event "$work/sim-out/events.ndjson"
