@@ -6,6 +6,10 @@ public struct FoldContext {
     public var live: Bool
     /// The user being folded (kept out of the state: a timeline holds three states).
     public var userId: String
+    /// The user's earliest timer, when the caller knows it for the state being folded (the partition's
+    /// timer queue does for the live state): folding an input before it skips the timer check.
+    /// `.min`: unknown, always check.
+    public var nextTimerDue: UnixMillis = .min
 
     public init(userId: String, geofences: GeofenceTable, settings: FoldSettings, live: Bool) {
         self.userId = userId

@@ -23,9 +23,18 @@ public struct TripProgress: Sendable, Equatable {
     public var insideDestination = false
     public var leftDestinationAt: UnixMillis?
     public var checkpoints = CheckpointList()
+    /// Where the destination geofence sat in the table when last looked up (a hint, not state).
+    public var destinationSlot: Int32 = -1
     /// Elapsed trip time at which the next checkpoint is due, and the interval after it.
     public var nextCheckpointAt: UnixMillis = 0
     public var checkpointInterval: UnixMillis = 0
+
+    public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
+        lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
+            && lhs.mileageAnchor == rhs.mileageAnchor && lhs.insideDestination == rhs.insideDestination
+            && lhs.leftDestinationAt == rhs.leftDestinationAt && lhs.checkpoints == rhs.checkpoints
+            && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
+    }
 
     public init(snapshot: TripSnapshot, ordinal: UInt32) {
         self.snapshot = snapshot

@@ -3,7 +3,7 @@ extension UserState {
     /// Folds one input (fix or command) into the state, appending the events it yields.
     /// Timers due at or before the input's time fire first.
     public mutating func fold(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> FoldOutcome {
-        fireTimers(upTo: input.time, context: context, events: &events)
+        if context.nextTimerDue <= input.time { fireTimers(upTo: input.time, context: context, events: &events) }
         switch input.attachment {
         case let .command(box):
             return apply(box.command, context: context, events: &events)

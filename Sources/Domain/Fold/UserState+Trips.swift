@@ -102,7 +102,7 @@ extension UserState {
         }
         var arrivedNow = false
         if let destination = Self.destinationDistance(of: box.value.snapshot.plan, from: position,
-                                                      in: context.geofences)
+                                                      in: context.geofences, slot: &box.value.destinationSlot)
         {
             arrivedNow = Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
                                       accuracy: accuracy, context: context)
@@ -192,10 +192,20 @@ extension UserState {
     static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable)
         -> (signed: Double, radius: Double)?
     {
+        var slot: Int32 = -1
+        return destinationDistance(of: plan, from: point, in: geofences, slot: &slot)
+    }
+
+    /// As above, remembering the destination's table slot to skip the lookup by id next time.
+    static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable,
+                                    slot: inout Int32) -> (signed: Double, radius: Double)?
+    {
         if let center = plan.destinationCoordinates {
             return (Geodesy.distance(center, point) - plan.destinationRadius, plan.destinationRadius)
         }
-        guard let id = plan.destinationGeofenceID, let geofence = geofences.geofence(id) else { return nil }
+        guard let id = plan.destinationGeofenceID, let geofence = geofences.geofence(id, hint: &slot) else {
+            return nil
+        }
         return (geofence.geometry.signedDistance(to: point), geofence.geometry.characteristicRadius)
     }
 

@@ -64,6 +64,15 @@ public struct GeofenceTable: Sendable {
         return geofence
     }
 
+    /// The geofence with `id`, trying `hint` first; `hint` is updated to its slot.
+    public func geofence(_ id: GeofenceID, hint: inout Int32) -> Geofence? {
+        let slots = storage.slots
+        if hint >= 0, Int(hint) < slots.count, let geofence = slots[Int(hint)], geofence.id == id { return geofence }
+        guard let slot = storage.slotByID[id.rawValue] else { return nil }
+        hint = slot
+        return slots[Int(slot)]
+    }
+
     public mutating func upsert(_ geofence: Geofence) {
         let storage = uniqueStorage()
         storage.version &+= 1

@@ -103,6 +103,7 @@ public struct UserTimeline: Sendable {
     {
         var quiet = context
         quiet.live = false
+        quiet.nextTimerDue = .min  // refolds start from checkpoints, not the live state
         let useMiddle = middle != nil && position >= middleIndex
         let start = useMiddle ? middle! : base
         let from = useMiddle ? middleIndex : 0
@@ -185,6 +186,7 @@ public struct UserTimeline: Sendable {
             let drop = history.count - limit
             var quiet = context
             quiet.live = false
+            quiet.nextTimerDue = .min  // folding into the base, not the live state
             var discarded: [Event] = []  // published when these inputs were folded
             for index in 0..<drop { _ = base.fold(history[index], context: quiet, events: &discarded) }
             baseTime = history[drop - 1].time

@@ -72,7 +72,8 @@ public struct PartitionFold: Sendable {
             return reject(.futureTimestamp, "createdAt is \((input.time - processingTime) / 1000) s ahead of processing time")
         }
         let live = !input.replayed && processingTime - input.time <= settings.liveLag
-        let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: live)
+        var context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: live)
+        context.nextTimerDue = timers.due(of: slot)
         let first = events.count
         let admission = timelines[slot].admit(input, context: context, events: &events)
         switch admission {
