@@ -134,3 +134,27 @@ struct KafkaRuntimeTests {
         #expect(runtime.metrics.snapshot.processor.deadLetters[.invalidJSON] == 1)
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct TopicCheckTests {
+    @Test func refusesToStartWhenCoPartitionedTopicsDisagree() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        let topics = Topics()
+        for topic in topics.all {
+            try cluster.createTopic(topic, partitions: topic == topics.tripCommands ? 3 : 4)
+        }
+        var options = RuntimeOptions(kafka: cluster.clientConfiguration,
+                                     stateDirectory: NSTemporaryDirectory() + "tripstream-topics-\(UUID().uuidString)",
+                                     instanceId: "check")
+        options.group = "topic-check"
+        let runtime = StreamRuntime(options: options, metrics: RuntimeMetrics(), log: { _ in }, shouldStop: { true })
+        var message = ""
+        do {
+            try runtime.run()
+        } catch {
+            message = "\(error)"
+        }
+        #expect(message.contains("equal partition counts"), "got: \(message)")
+        #expect(message.contains("tripstream.trip-commands has 3"))
+    }
+}
