@@ -1,3 +1,4 @@
+import Codec
 import Domain
 import Simulation
 

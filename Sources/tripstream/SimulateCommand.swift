@@ -1,3 +1,4 @@
+import Codec
 import CommandLineKit
 import Domain
 import LZ4IO
