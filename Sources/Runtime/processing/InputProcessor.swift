@@ -8,8 +8,6 @@ public struct InputProcessor: Sendable {
     public var fold: PartitionFold
     public var counters = ProcessorCounters()
     private var events: [Event] = []
-    /// Writes events and ETA records (the bytes of `EventEncoder`/`EtaEncoder`).
-    private var encoder = EventRecordEncoder()
 
     public init(settings: FoldSettings) {
         fold = PartitionFold(settings: settings)
@@ -146,11 +144,11 @@ public struct InputProcessor: Sendable {
         pending.withUnsafeBufferPointer { list in
             for index in list.indices {
                 output.events.append(key: list[index].userId) {
-                    encoder.encodeEvent(list[index], actualCreatedAt: now, into: &$0)
+                    EventEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
                 }
                 if list[index].type == .updatedTrip {
                     output.eta.append(key: list[index].userId) {
-                        encoder.encodeEta(list[index], actualCreatedAt: now, into: &$0)
+                        EtaEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
                     }
                 }
             }

@@ -3,8 +3,8 @@ import Domain
 import Foundation
 import Testing
 
-@Suite("Event record encoder and in-place writing")
-struct EventRecordEncoderTests {
+@Suite("Event and ETA encoders: in-place writing")
+struct InPlaceEncodingTests {
     func statelessBytes(_ event: Event, at time: UnixMillis) -> (event: [UInt8], eta: [UInt8]) {
         var eventBytes: [UInt8] = []
         var etaBytes: [UInt8] = []
@@ -34,7 +34,7 @@ struct EventRecordEncoderTests {
         return (Array(eventBytes.dropFirst()), etaBytes)
     }
 
-    func expectSameBytes(_ encoder: inout EventRecordEncoder, _ event: Event, at time: UnixMillis) {
+    func expectSameBytes(_ event: Event, at time: UnixMillis) {
         let expected = statelessBytes(event, at: time)
         for reserving in [nil, 0] as [Int?] {
             let other = scratchBytes(event, at: time, reserving: reserving)
@@ -44,22 +44,21 @@ struct EventRecordEncoderTests {
         if let trip = event.trip { #expect(expected.eta.count <= JSONWriter.maxEtaBytes(event, trip: trip)) }
         var eventBytes: [UInt8] = Array("prefix\n".utf8)
         var etaBytes: [UInt8] = []
-        encoder.encodeEvent(event, actualCreatedAt: time, into: &eventBytes)
-        let wroteEta = encoder.encodeEta(event, actualCreatedAt: time, into: &etaBytes)
+        // Appending after bytes already in the buffer (as the output batches do).
+        EventEncoder.encode(event, actualCreatedAt: time, into: &eventBytes)
+        let wroteEta = EtaEncoder.encode(event, actualCreatedAt: time, into: &etaBytes)
         #expect(Array(eventBytes.dropFirst(7)) == expected.event, "\(String(decoding: expected.event, as: UTF8.self))")
         #expect(etaBytes == expected.eta && wroteEta == (event.trip != nil))
     }
 
     @Test func writesTheStatelessEncodersBytes() {
-        var encoder = EventRecordEncoder()
         for round in 0..<3 {
-            for event in Fixtures.allEvents { expectSameBytes(&encoder, event, at: Fixtures.processedAt + Int64(round)) }
+            for event in Fixtures.allEvents { expectSameBytes(event, at: Fixtures.processedAt + Int64(round)) }
         }
     }
 
     /// Many random plans and geofences: in-place, scratch and overflowing writes agree.
     @Test func randomEventsKeepTheBytes() {
-        var encoder = EventRecordEncoder()
         var random = SplitMix(state: 7)
         let modes = TravelMode.allCases
         for n in 0..<2_000 {
@@ -82,19 +81,18 @@ struct EventRecordEncoderTests {
             let event = Fixtures.event(
                 random.next() % 4 == 0 ? .enteredGeofence : .updatedTrip, UInt32(n),
                 geofence: random.next() % 3 == 0 ? geofence : nil, trip: random.next() % 5 == 0 ? nil : trip)
-            expectSameBytes(&encoder, event, at: Fixtures.processedAt)
+            expectSameBytes(event, at: Fixtures.processedAt)
         }
     }
 
     @Test func longStringsAndMetadata() {
-        var encoder = EventRecordEncoder()
         let metadata = RawJSON("{\"notes\":\"" + String(repeating: "x", count: 5_000) + "\"}")
         let plan = TripPlan(
             externalId: "long", destinationGeofenceTag: "t", destinationGeofenceExternalId: "e",
             destinationCoordinates: nil, destinationRadius: 100, mode: .bike, approachingThreshold: 2,
             scheduledArrivalAt: nil, metadata: metadata)
         let event = Fixtures.event(.updatedTrip, 2, trip: TripSnapshot(plan: plan, status: .started, startedAt: 0))
-        expectSameBytes(&encoder, event, at: 5)
+        expectSameBytes(event, at: 5)
         // Strings that escape to six bytes per byte, long and short.
         for length in [1, 79, 80, 81, 400, 3_000] {
             let controls = String(decoding: (0..<length).map { UInt8($0 % 32) }, as: UTF8.self)
@@ -109,7 +107,7 @@ struct EventRecordEncoderTests {
                 .updatedTrip, 3, geofence: geofence, trip: TripSnapshot(plan: escaping, status: .started, startedAt: 0))
             e.userId = controls
             e.deviceId = controls
-            expectSameBytes(&encoder, e, at: 5)
+            expectSameBytes(e, at: 5)
         }
     }
 
