@@ -66,11 +66,12 @@ struct PartitionOwner {
                             source: Topics, into output: inout OutputBatch)
     {
         while true {
-            let fix = fixHead < fixes.count ? fixes[fixHead] : nil
-            let command = commandHead < commands.count ? commands[commandHead] : nil
+            // Only the heads' event times are needed to choose.
+            let fix = fixHead < fixes.count ? fixes[fixHead].createdAt : nil
+            let command = commandHead < commands.count ? commands[commandHead].createdAt : nil
             let takeCommand: Bool
             switch (fix, command) {
-            case let (fix?, command?): takeCommand = command.createdAt <= fix.createdAt
+            case let (fix?, command?): takeCommand = command <= fix
             case (nil, _?):
                 guard fixesAtEnd || (force && fixesHeard) || drain else { return compact() }
                 takeCommand = true
@@ -85,8 +86,8 @@ struct PartitionOwner {
                 commandsOffset = input.offset + 1
                 foldedCommands += 1
                 input.value.withUnsafeBytes { value in
-                    processor.processCommand(
-                        key: input.key, value: value,
+                    processor.process(
+                        input.decoded, key: input.key, value: value,
                         source: RecordSource(topic: source.tripCommands, partition: partition, offset: input.offset),
                         geofences: geofences, processingTime: now, into: &output)
                 }
@@ -96,8 +97,8 @@ struct PartitionOwner {
                 locationsOffset = input.offset + 1
                 foldedFixes += 1
                 input.value.withUnsafeBytes { value in
-                    processor.processFix(
-                        key: input.key, value: value,
+                    processor.process(
+                        input.decoded, key: input.key, value: value,
                         source: RecordSource(topic: source.locations, partition: partition, offset: input.offset),
                         geofences: geofences, processingTime: now, into: &output)
                 }

@@ -27,6 +27,26 @@ public struct InputProcessor: Sendable {
                 into: &output)
     }
 
+    /// Folds an input decoded earlier (the Kafka runtime reads event times to merge its two input
+    /// streams); one that did not decode becomes its dead letter here, at its turn.
+    public mutating func process(_ input: DecodedInput, key: [UInt8]?, value: UnsafeRawBufferPointer,
+                                 source: RecordSource, geofences: GeofenceTable, processingTime: UnixMillis?,
+                                 into output: inout OutputBatch)
+    {
+        counters.recordsIn += 1
+        switch input {
+        case let .fix(fix):
+            process(fix, key: key, value: value, source: source, geofences: geofences,
+                    processingTime: processingTime, into: &output)
+        case let .command(command):
+            process(command, key: key, value: value, source: source, geofences: geofences,
+                    processingTime: processingTime, into: &output)
+        case let .invalid(error):
+            deadLetter(error.reason, error.detail, key: key, value: value, source: source,
+                       at: processingTime ?? fold.streamTime, into: &output)
+        }
+    }
+
     /// Decodes a fix record; a bad one becomes a dead letter and nil.
     public mutating func decodeFix(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
                                    processingTime: UnixMillis?, into output: inout OutputBatch) -> Fix?
