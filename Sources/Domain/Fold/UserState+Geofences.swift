@@ -7,9 +7,10 @@ extension UserState {
         var index = 0
         while index < presences.count {
             let presence = presences[index]
-            guard let geofence = context.geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID),
-                geofence.enabled
-            else {
+            // The hint is not written back: presences are shared with the checkpoints, and a write
+            // would copy the array. A stale hint (after a restore) costs one lookup by id.
+            var hint = presence.slotHint
+            guard let geofence = context.geofences.geofence(presence.geofenceID, hint: &hint), geofence.enabled else {
                 presences.remove(at: index)  // deleted or disabled: the visit ends without an event
                 continue
             }
@@ -83,7 +84,8 @@ extension UserState {
                     $0.combine(presence.geofenceID.rawValue)
                     $0.combine(UInt64(presence.visitOrdinal))
                 }
-                event.geofence = context.geofences.geofence(inSlot: presence.slotHint, id: presence.geofenceID)
+                var hint = presence.slotHint
+                event.geofence = context.geofences.geofence(presence.geofenceID, hint: &hint)
                 events.append(event)
             } else {
                 stopTrip(as: .expired, at: due, context: context, events: &events)

@@ -51,20 +51,8 @@ public struct GeofenceTable: Sendable {
         geofence(GeofenceID(tag: tag, externalId: externalId))
     }
 
-    /// The slot of a geofence: a direct index valid until the geofence is deleted.
-    public func slot(of id: GeofenceID) -> Int32? { storage.slotByID[id.rawValue] }
-
-    /// The geofence in `slot`, if it is still the one with `id` (slots are reused after deletes).
-    @inline(__always)
-    public func geofence(inSlot slot: Int32, id: GeofenceID) -> Geofence? {
-        let slots = storage.slots
-        guard slot >= 0, Int(slot) < slots.count, let geofence = slots[Int(slot)], geofence.id == id else {
-            return geofence(id)
-        }
-        return geofence
-    }
-
-    /// The geofence with `id`, trying `hint` first; `hint` is updated to its slot.
+    /// The geofence with `id`, trying the slot `hint` first (slots are reused after deletes, so the
+    /// geofence there must still have `id`); `hint` is updated to the slot found.
     public func geofence(_ id: GeofenceID, hint: inout Int32) -> Geofence? {
         let slots = storage.slots
         if hint >= 0, Int(hint) < slots.count, let geofence = slots[Int(hint)], geofence.id == id { return geofence }
