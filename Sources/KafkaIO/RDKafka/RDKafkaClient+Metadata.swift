@@ -32,4 +32,15 @@ extension RDKafkaClient {
             rd_kafka_query_watermark_offsets(handle, topic, partition, &low, &high, timeout.kafkaMilliseconds))
         return (low, high)
     }
+
+    /// The high watermark of a partition as of this client's latest fetch response from it (no request is sent);
+    /// `nil` before the first. Under `read_committed` it is the last stable offset.
+    func cachedHighWatermark(topic: String, partition: Int32) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        guard rd_kafka_get_watermark_offsets(handle, topic, partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
+            high >= 0
+        else { return nil }
+        return high
+    }
 }

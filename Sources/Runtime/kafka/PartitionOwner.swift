@@ -1,5 +1,6 @@
-import Domain
 import Codec
+import Domain
+import KafkaIO
 
 /// One owned input partition: its fold, and the fixes and commands fetched but not yet folded.
 ///
@@ -21,6 +22,10 @@ struct PartitionOwner {
     /// until then a stream is still connecting, and the other must wait for it even when forced.
     private(set) var fixesHeard = false
     private(set) var commandsHeard = false
+    /// Whether a record of each stream was taken since the partition was: only then is a cached high
+    /// watermark known to come from this ownership's fetches.
+    private var tookFixes = false
+    private var tookCommands = false
     /// Next offsets to read: what a restore resumes from.
     var locationsOffset: Int64
     var commandsOffset: Int64
@@ -56,6 +61,32 @@ struct PartitionOwner {
     var hasProgress: Bool { hasCheckpoint || locationsOffset > 0 || commandsOffset > 0 }
 
     var pendingCount: Int { (fixes.count - fixHead) + (commands.count - commandHead) }
+
+    /// Queues a fetched fix; a re-delivery (fetched again after a seek) is dropped.
+    mutating func take(fix record: ConsumedRecord) {
+        guard record.offset >= nextFetchLocations else { return }
+        nextFetchLocations = record.offset + 1
+        fixesAtEnd = false
+        tookFixes = true
+        fixes.append(.fix(key: record.key, value: record.value, offset: record.offset))
+    }
+
+    /// Queues a fetched trip command; a re-delivery is dropped.
+    mutating func take(command record: ConsumedRecord) {
+        guard record.offset >= nextFetchCommands else { return }
+        nextFetchCommands = record.offset + 1
+        commandsAtEnd = false
+        tookCommands = true
+        commands.append(.command(key: record.key, value: record.value, offset: record.offset))
+    }
+
+    /// Marks a stream at its end once every record below the high watermark of its latest fetch was taken.
+    /// The end-of-partition notice says the same, but only after the next fetch comes back empty, which a
+    /// broker may hold for `fetch.wait.max.ms`: meanwhile the other stream's heads would wait.
+    mutating func noteHighWatermarks(fixes fixesHigh: Int64?, commands commandsHigh: Int64?) {
+        if !fixesAtEnd, tookFixes, let fixesHigh, nextFetchLocations >= fixesHigh { fixesAtEnd = true }
+        if !commandsAtEnd, tookCommands, let commandsHigh, nextFetchCommands >= commandsHigh { commandsAtEnd = true }
+    }
 
     /// Folds every pending input whose turn has come.
     /// - Parameters:

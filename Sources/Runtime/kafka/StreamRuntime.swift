@@ -75,15 +75,22 @@ public final class StreamRuntime {
         producer = try KafkaProducer(configuration: producerConfiguration, transactionalId: options.transactionalId)
         try producer.initTransactions(timeout: .seconds(60))
 
+        // A broker holds a fetch that finds nothing for up to fetch.wait.max.ms. Kafka answers early
+        // when data arrives; librdkafka's mock (the dev broker) does not, so its default 500 ms would be
+        // latency. Idle fetches every 25 ms cost a broker little.
         var consumerConfiguration = options.kafka
+        consumerConfiguration["fetch.wait.max.ms"] = consumerConfiguration["fetch.wait.max.ms"] ?? "25"
         consumerConfiguration["group.id"] = options.group
         consumerConfiguration["client.id"] = consumerConfiguration["client.id"] ?? "tripstream-\(options.instanceId)"
         consumer = try KafkaConsumer(configuration: consumerConfiguration, enablePartitionEOF: true)
         try consumer.subscribe([options.topics.locations])
 
-        var readerConfiguration = options.kafka
+        var readerConfiguration = consumerConfiguration
         readerConfiguration["group.id"] = options.group + "-commands-reader"
         commandsReader = try KafkaReader(configuration: readerConfiguration, enablePartitionEOF: true)
+        // Learn the topic's metadata now: a partition assigned to a client that has not seen its topic
+        // waits for librdkafka's next 1 s topic scan before its first fetch.
+        _ = try? commandsReader.watermarks(topic: options.topics.tripCommands, partition: 0, timeout: .seconds(5))
         metrics.update {
             $0.ready = true
             $0.geofences = geofenceFeed.table.count
@@ -130,15 +137,16 @@ public final class StreamRuntime {
         }
         for record in records {
             guard !justAssigned.contains(record.partition) else { continue }  // fetched before the seek
-            accept(fix: record)
+            owners[record.partition]?.take(fix: record)
         }
         if !owners.isEmpty {
             for record in try commandsReader.poll(maxRecords: options.maxPollRecords, timeout: .zero) {
-                accept(command: record)
+                owners[record.partition]?.take(command: record)
             }
             for end in commandsReader.takeEndOfPartitions() where end.topic == options.topics.tripCommands {
                 owners[end.partition]?.commandsAtEnd = true
             }
+            noteHighWatermarks()
         }
         let geofencesChanged = try geofenceFeed.poll(into: &output)
         if geofencesChanged { metrics.update { $0.geofences = geofenceFeed.table.count } }
@@ -162,20 +170,14 @@ public final class StreamRuntime {
         if WallClock.monotonic() - lastLagCheck > 5 { updateLag() }
     }
 
-    func accept(fix record: ConsumedRecord) {
-        guard owners[record.partition] != nil else { return }
-        guard record.offset >= owners[record.partition]!.nextFetchLocations else { return }  // re-delivered
-        owners[record.partition]!.nextFetchLocations = record.offset + 1
-        owners[record.partition]!.fixesAtEnd = false
-        owners[record.partition]!.fixes.append(.fix(key: record.key, value: record.value, offset: record.offset))
-    }
-
-    func accept(command record: ConsumedRecord) {
-        guard owners[record.partition] != nil else { return }
-        guard record.offset >= owners[record.partition]!.nextFetchCommands else { return }
-        owners[record.partition]!.nextFetchCommands = record.offset + 1
-        owners[record.partition]!.commandsAtEnd = false
-        owners[record.partition]!.commands.append(.command(key: record.key, value: record.value, offset: record.offset))
+    /// Streams whose latest fetch left nothing untaken are at their end (see `noteHighWatermarks`).
+    func noteHighWatermarks() {
+        let topics = options.topics
+        for partition in owners.keys where !(owners[partition]!.fixesAtEnd && owners[partition]!.commandsAtEnd) {
+            owners[partition]!.noteHighWatermarks(
+                fixes: consumer.cachedHighWatermark(topic: topics.locations, partition: partition),
+                commands: commandsReader.cachedHighWatermark(topic: topics.tripCommands, partition: partition))
+        }
     }
 
     func updateLag() {
