@@ -78,8 +78,12 @@ public final class StreamRuntime {
         // A broker holds a fetch that finds nothing for up to fetch.wait.max.ms. Kafka answers early
         // when data arrives; librdkafka's mock (the dev broker) does not, so its default 500 ms would be
         // latency. Idle fetches every 25 ms cost a broker little.
+        // librdkafka 2.0 stops fetching when its queue holds queued.min.messages (counted over all
+        // partitions) and looks again only a second later: while catching up, that second is lost
+        // every 100,000 fixes. Let the byte bound (queued.max.messages.kbytes, 64 MiB) bound memory.
         var consumerConfiguration = options.kafka
         consumerConfiguration["fetch.wait.max.ms"] = consumerConfiguration["fetch.wait.max.ms"] ?? "25"
+        consumerConfiguration["queued.min.messages"] = consumerConfiguration["queued.min.messages"] ?? "10000000"
         consumerConfiguration["group.id"] = options.group
         consumerConfiguration["client.id"] = consumerConfiguration["client.id"] ?? "tripstream-\(options.instanceId)"
         consumer = try KafkaConsumer(configuration: consumerConfiguration, enablePartitionEOF: true)
