@@ -34,6 +34,8 @@ struct PartitionOwner {
     /// Inputs folded, by stream.
     var foldedFixes = 0
     var foldedCommands = 0
+    /// Kafka timestamps of the inputs folded since the last commit (for the commit latency).
+    var uncommittedTimestamps: [Int64] = []
     /// Offsets below these were already taken (re-deliveries after a seek are dropped).
     var nextFetchLocations: Int64 = 0
     var nextFetchCommands: Int64 = 0
@@ -68,7 +70,7 @@ struct PartitionOwner {
         nextFetchLocations = record.offset + 1
         fixesAtEnd = false
         tookFixes = true
-        fixes.append(.fix(key: record.key, value: record.value, offset: record.offset))
+        fixes.append(.fix(key: record.key, value: record.value, offset: record.offset, timestamp: record.timestamp))
     }
 
     /// Queues a fetched trip command; a re-delivery is dropped.
@@ -77,7 +79,8 @@ struct PartitionOwner {
         nextFetchCommands = record.offset + 1
         commandsAtEnd = false
         tookCommands = true
-        commands.append(.command(key: record.key, value: record.value, offset: record.offset))
+        commands.append(.command(key: record.key, value: record.value, offset: record.offset,
+                                 timestamp: record.timestamp))
     }
 
     /// Marks a stream at its end once every record below the high watermark of its latest fetch was taken.
@@ -116,6 +119,7 @@ struct PartitionOwner {
                 commandHead += 1
                 commandsOffset = input.offset + 1
                 foldedCommands += 1
+                if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
                 input.value.withUnsafeBytes { value in
                     processor.process(
                         input.decoded, key: input.key, value: value,
@@ -127,6 +131,7 @@ struct PartitionOwner {
                 fixHead += 1
                 locationsOffset = input.offset + 1
                 foldedFixes += 1
+                if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
                 input.value.withUnsafeBytes { value in
                     processor.process(
                         input.decoded, key: input.key, value: value,

@@ -6,17 +6,19 @@ struct PendingInput {
     var key: [UInt8]?
     var value: [UInt8]
     var offset: Int64
+    /// The record's Kafka timestamp (ms), -1 when none: where its commit latency is measured from.
+    var timestamp: Int64
     var decoded: DecodedInput
 
     var createdAt: UnixMillis { decoded.createdAt }
 
-    static func fix(key: [UInt8]?, value: [UInt8]?, offset: Int64) -> PendingInput {
+    static func fix(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64 = -1) -> PendingInput {
         let bytes = value ?? []
-        return PendingInput(key: key, value: bytes, offset: offset, decoded: .fix(bytes))
+        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, decoded: .fix(bytes))
     }
 
-    static func command(key: [UInt8]?, value: [UInt8]?, offset: Int64) -> PendingInput {
+    static func command(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64 = -1) -> PendingInput {
         let bytes = value ?? []
-        return PendingInput(key: key, value: bytes, offset: offset, decoded: .command(bytes))
+        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, decoded: .command(bytes))
     }
 }

@@ -24,14 +24,22 @@ extension StreamRuntime {
             metrics.update { $0.transactionsAborted += 1 }
             try rebuildOwnedPartitions()
         }
-        lastCommit = WallClock.monotonic()
-        metrics.update { $0.commitSeconds.observe(lastCommit - now) }
+        // The interval runs from commit start to commit start: a slow commit shortens the next wait
+        // rather than adding to every fix's latency.
+        lastCommit = now
+        let finished = WallClock.monotonic()
+        metrics.update { $0.commitSeconds.observe(finished - now) }
         publishCounters()
-        if (lastCommit - lastSnapshot) * 1000 >= Double(options.snapshotInterval) { writeSnapshots() }
+        if (finished - lastSnapshot) * 1000 >= Double(options.snapshotInterval) { writeSnapshots() }
     }
 
     private func commitTransaction() throws {
         try producer.beginTransaction()
+        let topics = options.topics
+        // The fold's outputs go first, so the broker takes them in while the users' states are encoded.
+        try produce(output.events, to: topics.events)
+        try produce(output.eta, to: topics.eta)
+        try produce(output.deadLetters, to: topics.deadLetters)
         let now = WallClock.now()
         var changelog: [(partition: Int32, key: [UInt8], value: [UInt8])] = []
         for partition in owners.keys.sorted() where owners[partition]!.dirty {
@@ -42,11 +50,7 @@ extension StreamRuntime {
             }
             changelog.append((partition, PartitionCheckpoint.key, owners[partition]!.checkpoint.bytes))
         }
-        let topics = options.topics
-        try produce(output.events, to: topics.events)
-        try produce(output.eta, to: topics.eta)
         try produce(output.users, to: topics.users)
-        try produce(output.deadLetters, to: topics.deadLetters)
         try confirmDeliveries("outputs")  // durable before the state that covers them
         for record in changelog {
             try producer.produce(topic: topics.stateChangelog, partition: record.partition, key: record.key,
@@ -64,7 +68,16 @@ extension StreamRuntime {
         }
         try producer.commitTransaction(timeout: .seconds(60))
         output.removeAll()
-        for partition in owners.keys { owners[partition]!.dirty = false }
+        let committedAt = WallClock.now()
+        var timestamps: [Int64] = []
+        for partition in owners.keys {
+            owners[partition]!.dirty = false
+            timestamps.append(contentsOf: owners[partition]!.uncommittedTimestamps)
+            owners[partition]!.uncommittedTimestamps.removeAll(keepingCapacity: true)
+        }
+        metrics.update {
+            for timestamp in timestamps { $0.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000) }
+        }
     }
 
     private func produce(_ records: RecordBuffer, to topic: String) throws {

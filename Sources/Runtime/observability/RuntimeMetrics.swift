@@ -12,6 +12,11 @@ public final class RuntimeMetrics: Sendable {
         /// Fold time per poll batch: counts per upper bound in seconds.
         public var foldBatchSeconds = Histogram(bounds: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
         public var commitSeconds = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+        /// From an input's Kafka timestamp to the commit of the transaction holding its outputs: what
+        /// a read_committed reader waits for an event, broker time included.
+        public var inputToCommitSeconds = Histogram(bounds: [
+            0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60,
+        ])
         public var lag: [Int32: Int64] = [:]
         public var restoredRecords = 0
         /// Time spent restoring partitions, seconds.
@@ -34,6 +39,24 @@ public final class RuntimeMetrics: Sendable {
         public init(bounds: [Double]) {
             self.bounds = bounds
             counts = [Int](repeating: 0, count: bounds.count)
+        }
+
+        /// The smallest bound at or below which at least `fraction` of the observations fall (`nil` when
+        /// empty; `.infinity` when beyond the last bound).
+        public func quantileBound(_ fraction: Double) -> Double? {
+            guard count > 0 else { return nil }
+            let wanted = Int((Double(count) * fraction).rounded(.up))
+            for (bound, cumulative) in zip(bounds, counts) where cumulative >= wanted { return bound }
+            return .infinity
+        }
+
+        /// The observations made since `earlier`, a snapshot of this histogram.
+        public func since(_ earlier: Histogram) -> Histogram {
+            var delta = self
+            for index in counts.indices { delta.counts[index] -= earlier.counts[index] }
+            delta.sum -= earlier.sum
+            delta.count -= earlier.count
+            return delta
         }
 
         public mutating func observe(_ value: Double) {
@@ -80,6 +103,9 @@ public final class RuntimeMetrics: Sendable {
                 ("{result=\"aborted\"}", "\(v.transactionsAborted)")])
         histogram(&out, "tripstream_fold_batch_seconds", "Time to fold one poll batch.", v.foldBatchSeconds)
         histogram(&out, "tripstream_commit_seconds", "Time to commit one transaction.", v.commitSeconds)
+        histogram(&out, "tripstream_input_to_commit_seconds",
+                  "From an input record's timestamp to the commit of the transaction holding its outputs.",
+                  v.inputToCommitSeconds)
         metric("tripstream_consumer_lag", "gauge", "Records behind the end of each owned fixes partition.",
                v.lag.sorted { $0.key < $1.key }.map { ("{partition=\"\($0.key)\"}", "\($0.value)") })
         metric("tripstream_restored_records_total", "counter", "State changelog records restored.",
