@@ -123,13 +123,6 @@ public final class KafkaConsumer {
         try consumer.client.watermarks(topic: topic, partition: partition, timeout: timeout)
     }
 
-    /// The high watermark seen in this consumer's latest fetch from a partition, without asking the broker; `nil`
-    /// before the first. Having taken every record below it means being at the end as of that fetch, which is
-    /// known before the end-of-partition notice (that one waits for the next, empty, fetch).
-    public func cachedHighWatermark(topic: String, partition: Int32) -> Int64? {
-        consumer.client.cachedHighWatermark(topic: topic, partition: partition)
-    }
-
     /// The partition count of `topic`, or `nil` if it does not exist. Never auto-creates the topic.
     public func partitionCount(topic: String, timeout: Duration) throws(KafkaError) -> Int? {
         try consumer.client.partitionCounts(topics: [topic], timeout: timeout)[topic]

@@ -123,11 +123,13 @@ public final class KafkaReader {
         try consumer.client.watermarks(topic: topic, partition: partition, timeout: timeout)
     }
 
-    /// The high watermark seen in this reader's latest fetch from a partition, without asking the broker; `nil`
-    /// before the first. Having taken every record below it means being at the end as of that fetch, which is
-    /// known before the end-of-partition notice (that one waits for the next, empty, fetch).
-    public func cachedHighWatermark(topic: String, partition: Int32) -> Int64? {
-        consumer.client.cachedHighWatermark(topic: topic, partition: partition)
+    /// The end offsets of `partitions` as the brokers have them now (the last stable offsets under
+    /// `read_committed`), in one request per leader. Use a reader that fetches nothing: a broker answers
+    /// a connection's requests in order, so a waiting fetch would hold the answer back.
+    public func endOffsets(_ partitions: [TopicPartition], timeout: Duration) throws(KafkaError)
+        -> [TopicPartition: Int64]
+    {
+        try consumer.client.endOffsets(partitions, timeout: timeout)
     }
 
     /// The partition count of `topic`, or `nil` if it does not exist. Never auto-creates the topic.

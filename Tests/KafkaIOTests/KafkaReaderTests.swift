@@ -85,4 +85,26 @@ struct KafkaReaderTests {
         try reader.remove([partition])
         #expect(try reader.assignment().isEmpty)
     }
+
+    @Test(.timeLimit(.minutes(2)))
+    func endOffsetsAreTheBrokersCurrentEnds() throws {
+        let cluster = try MockCluster(brokerCount: 2)
+        try cluster.createTopic("inputs", partitions: 3)
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        for index in 0..<7 {
+            try producer.produce(topic: "inputs", partition: 1, key: nil, value: TestSupport.bytes("\(index)"))
+        }
+        try producer.produce(topic: "inputs", partition: 2, key: nil, value: TestSupport.bytes("x"))
+        try producer.flush(timeout: .seconds(10))
+
+        let probe = try KafkaReader(configuration: cluster.clientConfiguration)
+        let partitions = (0..<3).map { TopicPartition(topic: "inputs", partition: Int32($0)) }
+        #expect(try probe.endOffsets(partitions, timeout: .seconds(10)) == [
+            partitions[0]: 0, partitions[1]: 7, partitions[2]: 1,
+        ])
+        try producer.produce(topic: "inputs", partition: 0, key: nil, value: TestSupport.bytes("y"))
+        try producer.flush(timeout: .seconds(10))
+        #expect(try probe.endOffsets([partitions[0]], timeout: .seconds(10)) == [partitions[0]: 1])
+        try probe.close()
+    }
 }

@@ -33,14 +33,18 @@ extension RDKafkaClient {
         return (low, high)
     }
 
-    /// The high watermark of a partition as of this client's latest fetch response from it (no request is sent);
-    /// `nil` before the first. Under `read_committed` it is the last stable offset.
-    func cachedHighWatermark(topic: String, partition: Int32) -> Int64? {
-        var low: Int64 = -1
-        var high: Int64 = -1
-        guard rd_kafka_get_watermark_offsets(handle, topic, partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
-            high >= 0
-        else { return nil }
-        return high
+    /// The end offsets of partitions as their leaders have them now, asked in one ListOffsets request per leader;
+    /// the last stable offset for a `read_committed` client. Partitions that answered with an error are absent.
+    func endOffsets(_ partitions: [TopicPartition], timeout: Duration) throws(KafkaError) -> [TopicPartition: Int64] {
+        // ListOffsets takes "timestamp -1" to mean the end.
+        let list = TopicPartitionList(partitions.map {
+            TopicPartitionOffset(topic: $0.topic, partition: $0.partition, offset: Int64(RD_KAFKA_OFFSET_END))
+        })
+        try KafkaError.check(list.withPointer { rd_kafka_offsets_for_times(handle, $0, timeout.kafkaMilliseconds) })
+        var ends: [TopicPartition: Int64] = [:]
+        for entry in list.offsets where entry.offset >= 0 {
+            ends[TopicPartition(topic: entry.topic, partition: entry.partition)] = entry.offset
+        }
+        return ends
     }
 }

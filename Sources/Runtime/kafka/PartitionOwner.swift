@@ -4,10 +4,13 @@ import KafkaIO
 
 /// One owned input partition: its fold, and the fixes and commands fetched but not yet folded.
 ///
-/// The fixes topic and the trip-commands topic arrive on separate streams. They are merged by
-/// event time of their heads, a head waiting while the other stream may still deliver something
-/// older (it has records in flight, i.e. is not known to be at its end). Folding the same records
-/// in the same order after a crash gives the same outputs, so a repeat is an identical repeat.
+/// The fixes topic and the trip-commands topic arrive on separate streams, fetched by separate
+/// clients at their own pace. They are merged by event time of their heads. A head whose other
+/// stream has nothing pending waits until the broker confirms that stream is at its end, asked
+/// after the head was taken: whatever was written to the other topic before the head was fetched
+/// is then folded first, in event-time order. (An end-of-partition notice or a cached watermark
+/// cannot say that: they may predate the head, and a stream that races ahead of the other one
+/// turns the other's records into late arrivals.)
 struct PartitionOwner {
     let partition: Int32
     var processor: InputProcessor
@@ -15,17 +18,18 @@ struct PartitionOwner {
     var commands: [PendingInput] = []
     private var fixHead = 0
     private var commandHead = 0
-    /// Whether each stream is known to be at its end (no record fetched since its last EOF).
-    var fixesAtEnd = false { didSet { fixesHeard = true } }
-    var commandsAtEnd = false { didSet { commandsHeard = true } }
+    /// The latest poll round after which the broker confirmed each stream had nothing untaken:
+    /// the other stream's heads taken up to that round may pass it.
+    private(set) var fixesEndConfirmed: UInt64 = 0
+    private(set) var commandsEndConfirmed: UInt64 = 0
     /// Whether each stream reported anything (a record or its end) since the partition was taken:
     /// until then a stream is still connecting, and the other must wait for it even when forced.
     private(set) var fixesHeard = false
     private(set) var commandsHeard = false
-    /// Whether a record of each stream was taken since the partition was: only then is a cached high
-    /// watermark known to come from this ownership's fetches.
-    private var tookFixes = false
-    private var tookCommands = false
+    /// Whether the broker's latest answer said each stream holds records not yet taken: they will
+    /// come, so the other stream waits for them even when forced.
+    private(set) var fixesBehind = false
+    private(set) var commandsBehind = false
     /// Next offsets to read: what a restore resumes from.
     var locationsOffset: Int64
     var commandsOffset: Int64
@@ -64,37 +68,63 @@ struct PartitionOwner {
 
     var pendingCount: Int { (fixes.count - fixHead) + (commands.count - commandHead) }
 
-    /// Queues a fetched fix; a re-delivery (fetched again after a seek) is dropped.
-    mutating func take(fix record: ConsumedRecord) {
+    /// Queues a fix fetched in poll round `round`; a re-delivery (fetched again after a seek) is dropped.
+    mutating func take(fix record: ConsumedRecord, round: UInt64) {
         guard record.offset >= nextFetchLocations else { return }
         nextFetchLocations = record.offset + 1
-        fixesAtEnd = false
-        tookFixes = true
-        fixes.append(.fix(key: record.key, value: record.value, offset: record.offset, timestamp: record.timestamp))
+        fixesHeard = true
+        fixesBehind = false
+        fixes.append(.fix(key: record.key, value: record.value, offset: record.offset, timestamp: record.timestamp,
+                          round: round))
     }
 
-    /// Queues a fetched trip command; a re-delivery is dropped.
-    mutating func take(command record: ConsumedRecord) {
+    /// Queues a trip command fetched in poll round `round`; a re-delivery is dropped.
+    mutating func take(command record: ConsumedRecord, round: UInt64) {
         guard record.offset >= nextFetchCommands else { return }
         nextFetchCommands = record.offset + 1
-        commandsAtEnd = false
-        tookCommands = true
+        commandsHeard = true
+        commandsBehind = false
         commands.append(.command(key: record.key, value: record.value, offset: record.offset,
-                                 timestamp: record.timestamp))
+                                 timestamp: record.timestamp, round: round))
     }
 
-    /// Marks a stream at its end once every record below the high watermark of its latest fetch was taken.
-    /// The end-of-partition notice says the same, but only after the next fetch comes back empty, which a
-    /// broker may hold for `fetch.wait.max.ms`: meanwhile the other stream's heads would wait.
-    mutating func noteHighWatermarks(fixes fixesHigh: Int64?, commands commandsHigh: Int64?) {
-        if !fixesAtEnd, tookFixes, let fixesHigh, nextFetchLocations >= fixesHigh { fixesAtEnd = true }
-        if !commandsAtEnd, tookCommands, let commandsHigh, nextFetchCommands >= commandsHigh { commandsAtEnd = true }
+    /// Whether a head waits for the broker to confirm the end of the other stream, which has nothing
+    /// pending and was last confirmed before the head was taken.
+    var awaitsFixesEnd: Bool {
+        fixHead == fixes.count && commandHead < commands.count && commands[commandHead].round > fixesEndConfirmed
+    }
+    var awaitsCommandsEnd: Bool {
+        commandHead == commands.count && fixHead < fixes.count && fixes[fixHead].round > commandsEndConfirmed
+    }
+
+    /// Where a stream stands according to the broker, asked after poll round `round` took its records.
+    struct StreamEnd {
+        /// The partition's end (last stable offset under read_committed).
+        var end: Int64
+        /// The reader's position, which also moves past transaction markers that never reach `take`.
+        var position: Int64?
+    }
+
+    /// A stream whose every record below its end was taken is confirmed at its end as of `round`;
+    /// one with more is behind.
+    mutating func confirmEnds(fixes: StreamEnd?, commands: StreamEnd?, round: UInt64) {
+        if let fixes {
+            fixesBehind = max(nextFetchLocations, fixes.position ?? 0) < fixes.end
+            if !fixesBehind { fixesEndConfirmed = max(fixesEndConfirmed, round) }
+            fixesHeard = true
+        }
+        if let commands {
+            commandsBehind = max(nextFetchCommands, commands.position ?? 0) < commands.end
+            if !commandsBehind { commandsEndConfirmed = max(commandsEndConfirmed, round) }
+            commandsHeard = true
+        }
     }
 
     /// Folds every pending input whose turn has come.
     /// - Parameters:
-    ///   - force: fold even if a stream might still deliver an older record (it has been silent too
-    ///     long): liveness over a perfectly repeatable merge.
+    ///   - force: fold even if a stream might still deliver an older record (the broker has not said
+    ///     where it ends for too long): liveness over a perfectly repeatable merge. A stream the
+    ///     broker says holds untaken records is still waited for: they will come.
     ///   - drain: fold everything fetched (shutting down).
     mutating func foldReady(geofences: GeofenceTable, now: UnixMillis, force: Bool, drain: Bool = false,
                             source: Topics, into output: inout OutputBatch)
@@ -107,10 +137,12 @@ struct PartitionOwner {
             switch (fix, command) {
             case let (fix?, command?): takeCommand = command <= fix
             case (nil, _?):
-                guard fixesAtEnd || (force && fixesHeard) || drain else { return compact() }
+                let confirmed = commands[commandHead].round <= fixesEndConfirmed
+                guard confirmed || (force && fixesHeard && !fixesBehind) || drain else { return compact() }
                 takeCommand = true
             case (_?, nil):
-                guard commandsAtEnd || (force && commandsHeard) || drain else { return compact() }
+                let confirmed = fixes[fixHead].round <= commandsEndConfirmed
+                guard confirmed || (force && commandsHeard && !commandsBehind) || drain else { return compact() }
                 takeCommand = false
             case (nil, nil): return compact()
             }

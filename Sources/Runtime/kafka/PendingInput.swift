@@ -8,17 +8,23 @@ struct PendingInput {
     var offset: Int64
     /// The record's Kafka timestamp (ms), -1 when none: where its commit latency is measured from.
     var timestamp: Int64
+    /// The poll round that took it (see `PartitionOwner`).
+    var round: UInt64
     var decoded: DecodedInput
 
     var createdAt: UnixMillis { decoded.createdAt }
 
-    static func fix(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64 = -1) -> PendingInput {
+    static func fix(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64, round: UInt64) -> PendingInput {
         let bytes = value ?? []
-        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, decoded: .fix(bytes))
+        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, round: round,
+                            decoded: .fix(bytes))
     }
 
-    static func command(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64 = -1) -> PendingInput {
+    static func command(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64, round: UInt64)
+        -> PendingInput
+    {
         let bytes = value ?? []
-        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, decoded: .command(bytes))
+        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, round: round,
+                            decoded: .command(bytes))
     }
 }

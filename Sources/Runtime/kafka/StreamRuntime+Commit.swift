@@ -28,6 +28,8 @@ extension StreamRuntime {
         // rather than adding to every fix's latency.
         lastCommit = now
         let finished = WallClock.monotonic()
+        // Time blocked here is not time a partition's other stream stayed silent.
+        for partition in lastProgress.keys { lastProgress[partition]! += finished - now }
         metrics.update { $0.commitSeconds.observe(finished - now) }
         publishCounters()
         if (finished - lastSnapshot) * 1000 >= Double(options.snapshotInterval) { writeSnapshots() }

@@ -19,6 +19,9 @@ public final class StreamRuntime {
     var producer: KafkaProducer!
     var consumer: KafkaConsumer!
     var commandsReader: KafkaReader!
+    var endProbe: KafkaReader!
+    /// Counts polls: inputs remember the round that took them (see `PartitionOwner`).
+    var pollRound: UInt64 = 0
     var geofenceFeed: GeofenceFeed!
     var owners: [Int32: PartitionOwner] = [:]
     var output = OutputBatch(newlineSeparated: false)
@@ -86,12 +89,14 @@ public final class StreamRuntime {
         consumerConfiguration["queued.min.messages"] = consumerConfiguration["queued.min.messages"] ?? "10000000"
         consumerConfiguration["group.id"] = options.group
         consumerConfiguration["client.id"] = consumerConfiguration["client.id"] ?? "tripstream-\(options.instanceId)"
-        consumer = try KafkaConsumer(configuration: consumerConfiguration, enablePartitionEOF: true)
+        consumer = try KafkaConsumer(configuration: consumerConfiguration)
         try consumer.subscribe([options.topics.locations])
 
         var readerConfiguration = consumerConfiguration
         readerConfiguration["group.id"] = options.group + "-commands-reader"
-        commandsReader = try KafkaReader(configuration: readerConfiguration, enablePartitionEOF: true)
+        commandsReader = try KafkaReader(configuration: readerConfiguration)
+        // A reader that fetches nothing, so its answers never queue behind a fetch the broker holds.
+        endProbe = try KafkaReader(configuration: readerConfiguration)
         // Learn the topic's metadata now: a partition assigned to a client that has not seen its topic
         // waits for librdkafka's next 1 s topic scan before its first fetch.
         _ = try? commandsReader.watermarks(topic: options.topics.tripCommands, partition: 0, timeout: .seconds(5))
@@ -134,23 +139,18 @@ public final class StreamRuntime {
     // MARK: - The loop
 
     func step() throws {
+        pollRound += 1
         let records = try consumer.poll(maxRecords: options.maxPollRecords, timeout: .milliseconds(20))
         let justAssigned = try handleRebalance()
-        for end in consumer.takeEndOfPartitions() where end.topic == options.topics.locations {
-            owners[end.partition]?.fixesAtEnd = true
-        }
         for record in records {
             guard !justAssigned.contains(record.partition) else { continue }  // fetched before the seek
-            owners[record.partition]?.take(fix: record)
+            owners[record.partition]?.take(fix: record, round: pollRound)
         }
         if !owners.isEmpty {
             for record in try commandsReader.poll(maxRecords: options.maxPollRecords, timeout: .zero) {
-                owners[record.partition]?.take(command: record)
+                owners[record.partition]?.take(command: record, round: pollRound)
             }
-            for end in commandsReader.takeEndOfPartitions() where end.topic == options.topics.tripCommands {
-                owners[end.partition]?.commandsAtEnd = true
-            }
-            noteHighWatermarks()
+            confirmEnds()
         }
         let geofencesChanged = try geofenceFeed.poll(into: &output)
         if geofencesChanged { metrics.update { $0.geofences = geofenceFeed.table.count } }
@@ -174,14 +174,33 @@ public final class StreamRuntime {
         if WallClock.monotonic() - lastLagCheck > 5 { updateLag() }
     }
 
-    /// Streams whose latest fetch left nothing untaken are at their end (see `noteHighWatermarks`).
-    func noteHighWatermarks() {
+    /// Asks the brokers where the streams that some head waits on end (one request per topic), now
+    /// that this round's records are taken.
+    func confirmEnds() {
         let topics = options.topics
-        for partition in owners.keys where !(owners[partition]!.fixesAtEnd && owners[partition]!.commandsAtEnd) {
-            owners[partition]!.noteHighWatermarks(
-                fixes: consumer.cachedHighWatermark(topic: topics.locations, partition: partition),
-                commands: commandsReader.cachedHighWatermark(topic: topics.tripCommands, partition: partition))
+        let waitingOnFixes = owners.keys.filter { owners[$0]!.awaitsFixesEnd }
+        let waitingOnCommands = owners.keys.filter { owners[$0]!.awaitsCommandsEnd }
+        guard !waitingOnFixes.isEmpty || !waitingOnCommands.isEmpty else { return }
+        let fixEnds = streamEnds(topics.locations, waitingOnFixes) { try consumer.positions($0) }
+        let commandEnds = streamEnds(topics.tripCommands, waitingOnCommands) { try commandsReader.positions($0) }
+        for partition in Set(waitingOnFixes + waitingOnCommands) {
+            owners[partition]!.confirmEnds(fixes: fixEnds[partition], commands: commandEnds[partition], round: pollRound)
         }
+    }
+
+    private func streamEnds(_ topic: String, _ partitions: [Int32],
+                            positions: ([TopicPartition]) throws -> [TopicPartition: Int64])
+        -> [Int32: PartitionOwner.StreamEnd]
+    {
+        guard !partitions.isEmpty else { return [:] }
+        let asked = partitions.map { TopicPartition(topic: topic, partition: $0) }
+        // On failure the heads keep waiting (past `mergeWait` they are folded anyway); a short timeout
+        // keeps an unreachable leader from stalling the other partitions.
+        guard let ends = try? endProbe.endOffsets(asked, timeout: .milliseconds(200)) else { return [:] }
+        let known = (try? positions(asked)) ?? [:]
+        var result: [Int32: PartitionOwner.StreamEnd] = [:]
+        for (partition, end) in ends { result[partition.partition] = .init(end: end, position: known[partition]) }
+        return result
     }
 
     func updateLag() {
@@ -205,6 +224,7 @@ public final class StreamRuntime {
         _ = consumer?.takeRebalanceEvents()
         owners.removeAll()
         try? commandsReader?.close()
+        try? endProbe?.close()
         geofenceFeed?.close()
         _ = try? producer?.flush(timeout: .seconds(10))
         log("stopped")

@@ -1,0 +1,105 @@
+import Domain
+import Foundation
+import KafkaIO
+import Testing
+
+@testable import Runtime
+
+/// The two-stream merge of one owned partition: a head waits while the other stream may still
+/// deliver something older, and a stream counts as at its end once everything below the high
+/// watermark of its latest fetch was taken.
+@Suite struct PartitionOwnerTests {
+    static let topics = Topics()
+
+    static func fix(_ offset: Int64, second: Int) -> ConsumedRecord {
+        let value = #"{"userId":"u1","createdAt":"2026-01-01T00:00:\#(String(format: "%02d", second))Z","latitude":41.15,"longitude":-8.61}"#
+        return ConsumedRecord(topic: topics.locations, partition: 0, offset: offset, key: Array("u1".utf8),
+                              value: Array(value.utf8), timestamp: 1_767_225_600_000 + Int64(offset))
+    }
+
+    static func startCommand(_ offset: Int64, second: Int) -> ConsumedRecord {
+        let value = #"{"type":"start","userId":"u1","createdAt":"2026-01-01T00:00:\#(String(format: "%02d", second))Z","trip":{"externalId":"t\#(offset)","destinationGeofenceTag":"dropoff","destinationGeofenceExternalId":"d1","mode":"car"}}"#
+        return ConsumedRecord(topic: topics.tripCommands, partition: 0, offset: offset, key: Array("u1".utf8),
+                              value: Array(value.utf8), timestamp: 1_767_225_600_000)
+    }
+
+    static func fold(_ owner: inout PartitionOwner) {
+        var output = OutputBatch(newlineSeparated: false)
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: false, source: topics, into: &output)
+    }
+
+    @Test func aFixWaitsUntilTheBrokerConfirmsTheCommandsEndAfterTheFixWasTaken() {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+        owner.take(command: Self.startCommand(0, second: 1), round: 1)
+        owner.take(fix: Self.fix(0, second: 2), round: 1)
+        owner.take(fix: Self.fix(1, second: 3), round: 2)
+        Self.fold(&owner)
+        #expect(owner.foldedCommands == 1)
+        #expect(owner.foldedFixes == 0, "the commands stream may still hold something older than the fix")
+        #expect(owner.awaitsCommandsEnd && !owner.awaitsFixesEnd)
+
+        owner.confirmEnds(fixes: nil, commands: .init(end: 2, position: 1), round: 1)
+        Self.fold(&owner)
+        #expect(owner.foldedFixes == 0, "offset 1 of the commands is written but not yet taken")
+
+        owner.confirmEnds(fixes: nil, commands: .init(end: 1, position: 1), round: 1)
+        Self.fold(&owner)
+        #expect(owner.foldedFixes == 1, "only the fix taken in round 1 may pass a confirmation of round 1")
+        #expect(owner.awaitsCommandsEnd)
+
+        owner.confirmEnds(fixes: nil, commands: .init(end: 1, position: nil), round: 2)
+        Self.fold(&owner)
+        #expect(owner.foldedFixes == 2)
+        #expect(!owner.awaitsCommandsEnd)
+        #expect(owner.locationsOffset == 2 && owner.commandsOffset == 1)
+        #expect(owner.uncommittedTimestamps.count == 3, "every folded input's timestamp awaits the commit")
+    }
+
+    @Test func aReaderPositionPastTransactionMarkersCountsAsTaken() {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+        owner.take(fix: Self.fix(0, second: 2), round: 1)
+        // Commands from a transactional producer: offset 0 is data... none here; 0 and 1 are markers.
+        owner.confirmEnds(fixes: nil, commands: .init(end: 2, position: 2), round: 1)
+        Self.fold(&owner)
+        #expect(owner.foldedFixes == 1)
+    }
+
+    @Test func aCommandWaitsForTheFixesEndToo() {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+        owner.take(command: Self.startCommand(0, second: 5), round: 3)
+        Self.fold(&owner)
+        #expect(owner.foldedCommands == 0)
+        #expect(owner.awaitsFixesEnd)
+        owner.confirmEnds(fixes: .init(end: 0, position: nil), commands: nil, round: 3)
+        Self.fold(&owner)
+        #expect(owner.foldedCommands == 1)
+    }
+
+    @Test func forcingSkipsASilentStreamButNotOneTheBrokerSaysIsBehind() {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+        owner.take(command: Self.startCommand(0, second: 1), round: 1)
+        owner.take(fix: Self.fix(0, second: 2), round: 2)
+        owner.confirmEnds(fixes: nil, commands: .init(end: 3, position: 1), round: 2)
+        var output = OutputBatch(newlineSeparated: false)
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        #expect(owner.foldedFixes == 0, "commands 1 and 2 are written, and the reader will fetch them")
+
+        owner.confirmEnds(fixes: nil, commands: nil, round: 3)  // the broker did not answer
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        #expect(owner.foldedFixes == 0, "the last answer still stands")
+
+        owner.take(command: Self.startCommand(1, second: 9), round: 4)
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        #expect(owner.foldedFixes == 1, "the fix is older than the head command")
+    }
+
+    @Test func aRedeliveredRecordIsTakenOnce() {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+        owner.take(fix: Self.fix(0, second: 2), round: 1)
+        owner.take(fix: Self.fix(0, second: 2), round: 2)
+        #expect(owner.pendingCount == 1)
+        owner.take(command: Self.startCommand(0, second: 1), round: 2)
+        owner.take(command: Self.startCommand(0, second: 1), round: 3)
+        #expect(owner.pendingCount == 2)
+    }
+}
