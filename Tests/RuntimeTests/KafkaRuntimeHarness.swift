@@ -60,8 +60,22 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
         var records = lower == 0 ? simulator.geofenceRecords : []
         for index in lower..<upper { records.append(contentsOf: steps[index]) }
         var key: [UInt8] = [], value: [UInt8] = []
+        var lastTopic = ""
         for record in records {
             InputRecordEncoder.encode(record, key: &key, value: &value)
+            // The expected fold takes the inputs in this order, so each topic's records are written
+            // before the other topic's next ones: a batch retried after an injected error or a broker
+            // outage must not land behind records published after it.
+            let topic = switch record {
+            case .geofence: topics.geofences
+            case .command: topics.tripCommands
+            case .fix: topics.locations
+            }
+            if topic != lastTopic, !lastTopic.isEmpty {
+                let report = try producer.flush(timeout: .seconds(30))
+                precondition(report.allDelivered, "publishing failed")
+            }
+            lastTopic = topic
             switch record {
             case let .geofence(g):
                 geofences.append(g)

@@ -97,9 +97,13 @@ public final class StreamRuntime {
         commandsReader = try KafkaReader(configuration: readerConfiguration)
         // A reader that fetches nothing, so its answers never queue behind a fetch the broker holds.
         endProbe = try KafkaReader(configuration: readerConfiguration)
-        // Learn the topic's metadata now: a partition assigned to a client that has not seen its topic
-        // waits for librdkafka's next 1 s topic scan before its first fetch.
+        // Learn the topics' metadata now: a partition assigned to a client that has not seen its topic
+        // waits for librdkafka's next 1 s topic scan before its first fetch, and the probe's first
+        // question would wait for the leaders' lookup.
         _ = try? commandsReader.watermarks(topic: options.topics.tripCommands, partition: 0, timeout: .seconds(5))
+        _ = try? endProbe.endOffsets([TopicPartition(topic: options.topics.locations, partition: 0),
+                                      TopicPartition(topic: options.topics.tripCommands, partition: 0)],
+                                     timeout: .seconds(5))
         metrics.update {
             $0.ready = true
             $0.geofences = geofenceFeed.table.count
