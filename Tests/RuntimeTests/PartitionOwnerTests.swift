@@ -64,15 +64,25 @@ import Testing
         #expect(owner.foldedFixes == 1)
     }
 
-    @Test func aCommandWaitsForTheFixesEndToo() {
+    @Test func aCommandWaitsForTheFixesEndAndForTheirEventTime() {
         var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
-        owner.take(command: Self.startCommand(0, second: 5), round: 3)
+        owner.take(fix: Self.fix(0, second: 4), round: 1)
+        owner.confirmEnds(fixes: nil, commands: .init(end: 0, position: nil), round: 1)
         Self.fold(&owner)
-        #expect(owner.foldedCommands == 0)
+        #expect(owner.foldedFixes == 1)
+
+        owner.take(command: Self.startCommand(0, second: 5), round: 2)
         #expect(owner.awaitsFixesEnd)
-        owner.confirmEnds(fixes: .init(end: 0, position: nil), commands: nil, round: 3)
+        owner.confirmEnds(fixes: .init(end: 1, position: nil), commands: nil, round: 2)
         Self.fold(&owner)
-        #expect(owner.foldedCommands == 1)
+        #expect(owner.foldedCommands == 0, "fixes up to second 5 may still be on their way from the devices")
+
+        owner.take(fix: Self.fix(1, second: 6), round: 3)
+        Self.fold(&owner)
+        #expect(owner.foldedCommands == 1 && owner.foldedFixes == 1, "the command goes before the newer fix")
+        owner.confirmEnds(fixes: nil, commands: .init(end: 1, position: nil), round: 3)
+        Self.fold(&owner)
+        #expect(owner.foldedFixes == 2)
     }
 
     @Test func forcingSkipsASilentStreamButNotOneTheBrokerSaysIsBehind() {

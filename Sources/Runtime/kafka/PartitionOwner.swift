@@ -10,7 +10,9 @@ import KafkaIO
 /// after the head was taken: whatever was written to the other topic before the head was fetched
 /// is then folded first, in event-time order. (An end-of-partition notice or a cached watermark
 /// cannot say that: they may predate the head, and a stream that races ahead of the other one
-/// turns the other's records into late arrivals.)
+/// turns the other's records into late arrivals.) A trip command also waits for the fixes to reach
+/// its event time: fixes of the minutes before it may still be on their way from the devices,
+/// while commands are sparse and never keep fixes waiting that way.
 struct PartitionOwner {
     let partition: Int32
     var processor: InputProcessor
@@ -30,6 +32,8 @@ struct PartitionOwner {
     /// come, so the other stream waits for them even when forced.
     private(set) var fixesBehind = false
     private(set) var commandsBehind = false
+    /// The newest event time among the fixes taken since the partition was.
+    private(set) var fixesEventTime: UnixMillis = .min
     /// Next offsets to read: what a restore resumes from.
     var locationsOffset: Int64
     var commandsOffset: Int64
@@ -76,6 +80,7 @@ struct PartitionOwner {
         fixesBehind = false
         fixes.append(.fix(key: record.key, value: record.value, offset: record.offset, timestamp: record.timestamp,
                           round: round))
+        fixesEventTime = max(fixesEventTime, fixes[fixes.count - 1].createdAt)
     }
 
     /// Queues a trip command fetched in poll round `round`; a re-delivery is dropped.
@@ -137,7 +142,8 @@ struct PartitionOwner {
             switch (fix, command) {
             case let (fix?, command?): takeCommand = command <= fix
             case (nil, _?):
-                let confirmed = commands[commandHead].round <= fixesEndConfirmed
+                let head = commands[commandHead]
+                let confirmed = head.round <= fixesEndConfirmed && head.createdAt <= fixesEventTime
                 guard confirmed || (force && fixesHeard && !fixesBehind) || drain else { return compact() }
                 takeCommand = true
             case (_?, nil):
