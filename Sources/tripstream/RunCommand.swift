@@ -33,6 +33,9 @@ enum RunCommand {
                    environment: "TRIPSTREAM_COMMIT_INTERVAL"),
             .value("snapshot-interval", valueName: "duration", help: "Local snapshot interval.", default: "30s",
                    environment: "TRIPSTREAM_SNAPSHOT_INTERVAL"),
+            .value("merge-wait", valueName: "duration",
+                   help: "How long fixes or trip commands wait for the other topic before being folded anyway.",
+                   default: "2s", environment: "TRIPSTREAM_MERGE_WAIT"),
             .value("replay-horizon", valueName: "duration", help: "Late fixes older than this are too_late.",
                    default: "6h", environment: "TRIPSTREAM_REPLAY_HORIZON"),
             .value("history-limit", valueName: "count", help: "Inputs of replay history kept per user.",
@@ -70,6 +73,7 @@ enum RunCommand {
         options.topics = try TopicNames.topics(parsed)
         options.commitInterval = try parsed.duration("commit-interval")
         options.snapshotInterval = try parsed.duration("snapshot-interval")
+        options.mergeWait = try parsed.duration("merge-wait")
         options.settings.replayHorizon = try parsed.duration("replay-horizon")
         options.settings.historyLimit = try parsed.int("history-limit")
         options.partitions = Int32(try parsed.int("partitions"))

@@ -101,6 +101,16 @@ import Testing
         owner.take(command: Self.startCommand(1, second: 9), round: 4)
         owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
         #expect(owner.foldedFixes == 1, "the fix is older than the head command")
+        #expect(owner.foldedCommands == 2, "then the command, forced past the silent fixes stream")
+        #expect(owner.forcedMerges == 1)
+
+        owner.take(fix: Self.fix(1, second: 10), round: 5)
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        #expect(owner.commandsBehind, "command 2 is written and not yet taken")
+        #expect(owner.foldedFixes == 1)
+        owner.take(command: Self.startCommand(2, second: 11), round: 6)
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        #expect(owner.foldedFixes == 2 && !owner.commandsBehind)
     }
 
     @Test func aRedeliveredRecordIsTakenOnce() {

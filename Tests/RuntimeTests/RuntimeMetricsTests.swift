@@ -34,5 +34,6 @@ import Testing
         #expect(text.contains(#"tripstream_input_to_commit_seconds_bucket{le="0.125"} 1"#))
         #expect(text.contains(#"tripstream_input_to_commit_seconds_bucket{le="0.1"} 0"#))
         #expect(text.contains("tripstream_input_to_commit_seconds_count 1"))
+        #expect(text.contains("tripstream_forced_merges_total 0"))
     }
 }

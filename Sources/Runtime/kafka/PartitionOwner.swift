@@ -28,10 +28,12 @@ struct PartitionOwner {
     /// until then a stream is still connecting, and the other must wait for it even when forced.
     private(set) var fixesHeard = false
     private(set) var commandsHeard = false
-    /// Whether the broker's latest answer said each stream holds records not yet taken: they will
-    /// come, so the other stream waits for them even when forced.
-    private(set) var fixesBehind = false
-    private(set) var commandsBehind = false
+    /// The end the broker last gave for each stream while records below it were untaken (else 0):
+    /// until they are taken the stream is behind, and the other one waits for them even when forced.
+    private var fixesKnownEnd: Int64 = 0
+    private var commandsKnownEnd: Int64 = 0
+    var fixesBehind: Bool { nextFetchLocations < fixesKnownEnd }
+    var commandsBehind: Bool { nextFetchCommands < commandsKnownEnd }
     /// The newest event time among the fixes taken since the partition was.
     private(set) var fixesEventTime: UnixMillis = .min
     /// Next offsets to read: what a restore resumes from.
@@ -42,6 +44,8 @@ struct PartitionOwner {
     /// Inputs folded, by stream.
     var foldedFixes = 0
     var foldedCommands = 0
+    /// Heads folded past the other stream without the broker's confirmation (`force`).
+    var forcedMerges = 0
     /// Kafka timestamps of the inputs folded since the last commit (for the commit latency).
     var uncommittedTimestamps: [Int64] = []
     /// Offsets below these were already taken (re-deliveries after a seek are dropped).
@@ -77,7 +81,6 @@ struct PartitionOwner {
         guard record.offset >= nextFetchLocations else { return }
         nextFetchLocations = record.offset + 1
         fixesHeard = true
-        fixesBehind = false
         fixes.append(.fix(key: record.key, value: record.value, offset: record.offset, timestamp: record.timestamp,
                           round: round))
         fixesEventTime = max(fixesEventTime, fixes[fixes.count - 1].createdAt)
@@ -88,7 +91,6 @@ struct PartitionOwner {
         guard record.offset >= nextFetchCommands else { return }
         nextFetchCommands = record.offset + 1
         commandsHeard = true
-        commandsBehind = false
         commands.append(.command(key: record.key, value: record.value, offset: record.offset,
                                  timestamp: record.timestamp, round: round))
     }
@@ -114,13 +116,15 @@ struct PartitionOwner {
     /// one with more is behind.
     mutating func confirmEnds(fixes: StreamEnd?, commands: StreamEnd?, round: UInt64) {
         if let fixes {
-            fixesBehind = max(nextFetchLocations, fixes.position ?? 0) < fixes.end
-            if !fixesBehind { fixesEndConfirmed = max(fixesEndConfirmed, round) }
+            let atEnd = max(nextFetchLocations, fixes.position ?? 0) >= fixes.end
+            fixesKnownEnd = atEnd ? 0 : fixes.end
+            if atEnd { fixesEndConfirmed = max(fixesEndConfirmed, round) }
             fixesHeard = true
         }
         if let commands {
-            commandsBehind = max(nextFetchCommands, commands.position ?? 0) < commands.end
-            if !commandsBehind { commandsEndConfirmed = max(commandsEndConfirmed, round) }
+            let atEnd = max(nextFetchCommands, commands.position ?? 0) >= commands.end
+            commandsKnownEnd = atEnd ? 0 : commands.end
+            if atEnd { commandsEndConfirmed = max(commandsEndConfirmed, round) }
             commandsHeard = true
         }
     }
@@ -145,10 +149,12 @@ struct PartitionOwner {
                 let head = commands[commandHead]
                 let confirmed = head.round <= fixesEndConfirmed && head.createdAt <= fixesEventTime
                 guard confirmed || (force && fixesHeard && !fixesBehind) || drain else { return compact() }
+                if !confirmed, !drain { forcedMerges += 1 }
                 takeCommand = true
             case (_?, nil):
                 let confirmed = fixes[fixHead].round <= commandsEndConfirmed
                 guard confirmed || (force && commandsHeard && !commandsBehind) || drain else { return compact() }
+                if !confirmed, !drain { forcedMerges += 1 }
                 takeCommand = false
             case (nil, nil): return compact()
             }

@@ -140,8 +140,10 @@ extension StreamRuntime {
         var fold = retiredFold
         var processor = retiredProcessor
         var users = 0
+        var forcedMerges = retiredForcedMerges
         var consumed = self.consumed
         for owner in owners.values {
+            forcedMerges += owner.forcedMerges
             consumed[options.topics.locations, default: 0] += owner.foldedFixes
             consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands
             fold.add(owner.processor.fold.counters)
@@ -154,6 +156,7 @@ extension StreamRuntime {
             $0.processor = processor
             $0.trackedUsers = users
             $0.consumed = consumed
+            $0.forcedMerges = forcedMerges
         }
     }
 }

@@ -51,6 +51,7 @@ extension StreamRuntime {
         consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands
         retiredFold.add(owner.processor.fold.counters)
         retiredProcessor.add(owner.processor.counters)
+        retiredForcedMerges += owner.forcedMerges
         lastProgress[partition] = nil
     }
 

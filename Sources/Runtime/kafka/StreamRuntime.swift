@@ -28,6 +28,7 @@ public final class StreamRuntime {
     /// Counters of partitions given up, so totals survive rebalances.
     var retiredFold = FoldCounters()
     var retiredProcessor = ProcessorCounters()
+    var retiredForcedMerges = 0
     var lastCommit = WallClock.monotonic()
     var lastSnapshot = WallClock.monotonic()
     var lastLagCheck = WallClock.monotonic()

@@ -23,6 +23,8 @@ public final class RuntimeMetrics: Sendable {
         public var restoreSeconds = 0.0
         public var restoresInProgress = 0
         public var ownedPartitions = 0
+        /// Inputs folded past the other input stream after `mergeWait` without the broker confirming its end.
+        public var forcedMerges = 0
         public var trackedUsers = 0
         public var geofences = 0
         public var ready = false
@@ -115,6 +117,9 @@ public final class RuntimeMetrics: Sendable {
                [("", "\(v.ownedPartitions)")])
         metric("tripstream_tracked_users", "gauge", "Users with state on this instance.", [("", "\(v.trackedUsers)")])
         metric("tripstream_geofences", "gauge", "Geofences in the table.", [("", "\(v.geofences)")])
+        metric("tripstream_forced_merges_total", "counter",
+               "Inputs folded past the other input stream after --merge-wait without the broker confirming its end.",
+               [("", "\(v.forcedMerges)")])
         return out
     }
 
