@@ -163,28 +163,28 @@ struct PartitionOwner {
                 commandHead += 1
                 commandsOffset = input.offset + 1
                 foldedCommands += 1
-                if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
-                input.value.withUnsafeBytes { value in
-                    processor.process(
-                        input.decoded, key: input.key, value: value,
-                        source: RecordSource(topic: source.tripCommands, partition: partition, offset: input.offset),
-                        geofences: geofences, processingTime: now, into: &output)
-                }
+                fold(input, topic: source.tripCommands, geofences: geofences, now: now, into: &output)
             } else {
                 let input = fixes[fixHead]
                 fixHead += 1
                 locationsOffset = input.offset + 1
                 foldedFixes += 1
-                if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
-                input.value.withUnsafeBytes { value in
-                    processor.process(
-                        input.decoded, key: input.key, value: value,
-                        source: RecordSource(topic: source.locations, partition: partition, offset: input.offset),
-                        geofences: geofences, processingTime: now, into: &output)
-                }
+                fold(input, topic: source.locations, geofences: geofences, now: now, into: &output)
             }
-            dirty = true
         }
+    }
+
+    private mutating func fold(_ input: PendingInput, topic: String, geofences: GeofenceTable, now: UnixMillis,
+                               into output: inout OutputBatch)
+    {
+        if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
+        input.value.withUnsafeBytes { value in
+            processor.process(
+                input.decoded, key: input.key, value: value,
+                source: RecordSource(topic: topic, partition: partition, offset: input.offset),
+                geofences: geofences, processingTime: now, into: &output)
+        }
+        dirty = true
     }
 
     private mutating func compact() {
