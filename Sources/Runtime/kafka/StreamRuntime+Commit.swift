@@ -71,14 +71,16 @@ extension StreamRuntime {
         try producer.commitTransaction(timeout: .seconds(60))
         output.removeAll()
         let committedAt = WallClock.now()
-        var timestamps: [Int64] = []
+        metrics.update { values in
+            for owner in owners.values {
+                for timestamp in owner.uncommittedTimestamps {
+                    values.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000)
+                }
+            }
+        }
         for partition in owners.keys {
             owners[partition]!.dirty = false
-            timestamps.append(contentsOf: owners[partition]!.uncommittedTimestamps)
             owners[partition]!.uncommittedTimestamps.removeAll(keepingCapacity: true)
-        }
-        metrics.update {
-            for timestamp in timestamps { $0.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000) }
         }
     }
 
