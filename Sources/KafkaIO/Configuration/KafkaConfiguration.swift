@@ -41,7 +41,7 @@ public struct KafkaConfiguration: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Returns a copy with `key` set only if it is not already present (used for KafkaIO's defaults).
-    func settingDefault(_ key: String, _ value: String) -> KafkaConfiguration {
+    public func settingDefault(_ key: String, _ value: String) -> KafkaConfiguration {
         var copy = self
         if copy[key] == nil { copy[key] = value }
         return copy

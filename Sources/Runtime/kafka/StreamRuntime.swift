@@ -67,15 +67,14 @@ public final class StreamRuntime {
     func start() throws {
         // Small requests every commit: Nagle's algorithm with delayed ACKs would add ~40 ms per
         // round trip. A properties file can still say otherwise.
-        options.kafka["socket.nagle.disable"] = options.kafka["socket.nagle.disable"] ?? "true"
+        options.kafka = options.kafka.settingDefault("socket.nagle.disable", "true")
         try ensureTopics()
         geofenceFeed = try GeofenceFeed(configuration: options.kafka, topic: options.topics.geofences, log: log)
         try geofenceFeed.loadAll(timeout: 60)
         log("geofences loaded: \(geofenceFeed.table.count)")
 
         // Each commit flushes explicitly, so lingering only adds latency.
-        var producerConfiguration = options.kafka
-        producerConfiguration["linger.ms"] = producerConfiguration["linger.ms"] ?? "1"
+        let producerConfiguration = options.kafka.settingDefault("linger.ms", "1")
         producer = try KafkaProducer(configuration: producerConfiguration, transactionalId: options.transactionalId)
         try producer.initTransactions(timeout: .seconds(60))
 
@@ -86,10 +85,10 @@ public final class StreamRuntime {
         // partitions) and looks again only a second later: while catching up, that second is lost
         // every 100,000 fixes. Let the byte bound (queued.max.messages.kbytes, 64 MiB) bound memory.
         var consumerConfiguration = options.kafka
-        consumerConfiguration["fetch.wait.max.ms"] = consumerConfiguration["fetch.wait.max.ms"] ?? "25"
-        consumerConfiguration["queued.min.messages"] = consumerConfiguration["queued.min.messages"] ?? "10000000"
+            .settingDefault("fetch.wait.max.ms", "25")
+            .settingDefault("queued.min.messages", "10000000")
+            .settingDefault("client.id", "tripstream-\(options.instanceId)")
         consumerConfiguration["group.id"] = options.group
-        consumerConfiguration["client.id"] = consumerConfiguration["client.id"] ?? "tripstream-\(options.instanceId)"
         consumer = try KafkaConsumer(configuration: consumerConfiguration)
         try consumer.subscribe([options.topics.locations])
 
