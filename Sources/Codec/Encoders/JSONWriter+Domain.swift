@@ -79,14 +79,7 @@ extension JSONWriter {
     mutating func tripPlanFields(_ plan: TripPlan) {
         raw(",\"mode\":")
         string(plan.mode.name)
-        if let tag = plan.destinationGeofenceTag {
-            raw(",\"destinationGeofenceTag\":")
-            string(tag)
-        }
-        if let externalId = plan.destinationGeofenceExternalId {
-            raw(",\"destinationGeofenceExternalId\":")
-            string(externalId)
-        }
+        destinationGeofence(plan)
         if let destination = plan.destinationCoordinates {
             raw(",\"destinationLocation\":")
             point(destination)
@@ -148,6 +141,15 @@ extension JSONWriter {
 
     /// The ETA record's plan part after the ETA: destination geofence and `scheduledArrivalAt`.
     mutating func etaRecordDestination(_ plan: TripPlan) {
+        destinationGeofence(plan)
+        if let scheduled = plan.scheduledArrivalAt {
+            raw(",\"scheduledArrivalAt\":")
+            timestamp(scheduled)
+        }
+    }
+
+    /// `,"destinationGeofenceTag":…,"destinationGeofenceExternalId":…`, each when present.
+    private mutating func destinationGeofence(_ plan: TripPlan) {
         if let tag = plan.destinationGeofenceTag {
             raw(",\"destinationGeofenceTag\":")
             string(tag)
@@ -155,10 +157,6 @@ extension JSONWriter {
         if let externalId = plan.destinationGeofenceExternalId {
             raw(",\"destinationGeofenceExternalId\":")
             string(externalId)
-        }
-        if let scheduled = plan.scheduledArrivalAt {
-            raw(",\"scheduledArrivalAt\":")
-            timestamp(scheduled)
         }
     }
 

@@ -8,16 +8,7 @@ extension JSONWriter {
         raw("{\"_id\":")
         eventID(event.id)
         eventType(event.type)
-        raw(",\"createdAt\":")
-        timestamp(event.createdAt)
-        raw(",\"actualCreatedAt\":")
-        timestamp(actualCreatedAt)
-        raw(event.live ? ",\"live\":true" : ",\"live\":false")
-        revisionFlag(event.revision)
-        if let location = event.location {
-            raw(",\"location\":")
-            point(location)
-        }
+        eventTimesAndLocation(event, actualCreatedAt: actualCreatedAt)
         if event.locationAccuracy.isFinite {
             raw(",\"locationAccuracy\":")
             float(event.locationAccuracy)
@@ -56,6 +47,15 @@ extension JSONWriter {
         string(event.userId)
         etaRecordOpening(trip.plan)
         tripStatus(trip.status)
+        eventTimesAndLocation(event, actualCreatedAt: actualCreatedAt)
+        if let eta = trip.eta { self.eta(eta) }
+        etaRecordDestination(trip.plan)
+        raw(trip.delayMinutes != nil ? ",\"delayed\":true}" : ",\"delayed\":false}")
+    }
+
+    /// `,"createdAt":…,"actualCreatedAt":…,"live":…`, the revision flag and `,"location":…`: the
+    /// run both layouts share.
+    private mutating func eventTimesAndLocation(_ event: Event, actualCreatedAt: UnixMillis) {
         raw(",\"createdAt\":")
         timestamp(event.createdAt)
         raw(",\"actualCreatedAt\":")
@@ -66,9 +66,6 @@ extension JSONWriter {
             raw(",\"location\":")
             point(location)
         }
-        if let eta = trip.eta { self.eta(eta) }
-        etaRecordDestination(trip.plan)
-        raw(trip.delayMinutes != nil ? ",\"delayed\":true}" : ",\"delayed\":false}")
     }
 }
 
