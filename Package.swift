@@ -32,8 +32,8 @@ let package = Package(
             ]),
 
         // MARK: - Tests
-        .testTarget(name: "DomainTests", dependencies: ["Domain"]),
-        .testTarget(name: "CodecTests", dependencies: ["Codec", "Domain"]),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Simulation"]),
+        .testTarget(name: "CodecTests", dependencies: ["Codec", "Domain", "Simulation"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "LZ4IOTests", dependencies: ["LZ4IO"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),

@@ -2,6 +2,7 @@
 import Domain
 import Foundation
 import Testing
+import Simulation
 
 @Suite("Event and ETA encoders: in-place writing")
 struct InPlaceEncodingTests {
@@ -59,7 +60,7 @@ struct InPlaceEncodingTests {
 
     /// Many random plans and geofences: in-place, scratch and overflowing writes agree.
     @Test func randomEventsKeepTheBytes() {
-        var random = SplitMix(state: 7)
+        var random = SeededRandom(seed: 7)
         let modes = TravelMode.allCases
         for n in 0..<2_000 {
             let byCoordinates = random.next() % 2 == 0

@@ -1,6 +1,7 @@
 import Codec
 import Domain
 import Testing
+import Simulation
 
 /// Reads one JSON number and returns it × 10⁷, rounded (nil on overflow).
 func e7(_ text: String) throws -> Int64? {
@@ -46,7 +47,7 @@ struct NumberTests {
     }
 
     @Test func agreesWithDoubleRoundingForSevenDecimals() throws {
-        var rng = SplitMix(state: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<20_000 {
             let value = Int64.random(in: -1_800_000_000...1_800_000_000, using: &rng)
             let text =

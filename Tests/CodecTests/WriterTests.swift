@@ -2,6 +2,7 @@ import Codec
 import Domain
 import Foundation
 import Testing
+import Simulation
 
 func written(_ body: (inout JSONWriter) -> Void) -> String {
     var bytes: [UInt8] = []
@@ -82,7 +83,7 @@ struct WriterTests {
     /// Random strings (all of Unicode, control characters included) survive write → read, and
     /// Foundation reads the same string.
     @Test func stringRoundTrip() throws {
-        var rng = SplitMix(state: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<5_000 {
             var scalars = String.UnicodeScalarView()
             for _ in 0..<Int.random(in: 0...20, using: &rng) {
@@ -114,7 +115,7 @@ struct WriterTests {
     }
 
     @Test func base64RoundTrip() {
-        var rng = SplitMix(state: 7)
+        var rng = SeededRandom(seed: 7)
         for n in 0..<64 {
             let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
             var out: [UInt8] = []

@@ -1,17 +1,6 @@
 import Domain
+import Simulation
 import Testing
-
-/// A seeded generator (SplitMix64): the property tests are random but repeatable.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
 
 enum Input {
     case fix(Fix)
@@ -122,7 +111,7 @@ enum Input {
 
     /// A random day of one user: geofences, a trip or two, a path with noise and jumps.
     static func scenario(seed: UInt64) -> (geofences: [Geofence], inputs: [Input]) {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededRandom(seed: seed)
         let o = World.center
         var fences: [Geofence] = []
         for i in 0..<4 {
@@ -162,7 +151,7 @@ enum Input {
     /// Arrival orders a fleet produces: offline buffers delivered after a newer live fix, swaps,
     /// retried duplicates.
     static func arrivalOrder(_ sorted: [Input], seed: UInt64) -> [Input] {
-        var rng = SeededGenerator(state: seed ^ 0xabcdef)
+        var rng = SeededRandom(seed: seed ^ 0xabcdef)
         var order = sorted
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
             // Move a run of inputs later (the device was offline and replays its buffer).
