@@ -121,6 +121,13 @@ public enum RFC3339 {
     /// Writes `2013-07-01T00:00:53.000Z` (24 bytes) at `out`.
     /// Years outside 0…9999 are clamped to that range (they cannot come from parsed input).
     static func write(_ millis: UnixMillis, to out: UnsafeMutablePointer<UInt8>) {
+        let (days, millisOfDay) = split(millis)
+        write(date: civilFromDays(days), millisOfDay: millisOfDay, to: out)
+    }
+
+    /// Days since 1970-01-01 and milliseconds into that day (floored, so before 1970 too).
+    @inline(__always)
+    static func split(_ millis: UnixMillis) -> (days: Int, millisOfDay: Int) {
         let dayMillis: Int64 = 86_400_000
         var days = millis / dayMillis
         var rest = millis % dayMillis
@@ -128,7 +135,7 @@ public enum RFC3339 {
             rest += dayMillis
             days -= 1
         }
-        write(date: civilFromDays(Int(days)), millisOfDay: Int(rest), to: out)
+        return (Int(days), Int(rest))
     }
 
     /// Writes a date and a time of day (`millisOfDay` in 0..<86_400_000) as 24 bytes at `out`.

@@ -245,18 +245,12 @@ public struct JSONWriter {
     public mutating func timestamp(_ millis: UnixMillis) {
         let p = room(26)
         p[0] = UInt8(ascii: "\"")
-        let dayMillis: Int64 = 86_400_000
-        var days = millis / dayMillis
-        var rest = millis % dayMillis
-        if rest < 0 {
-            rest += dayMillis
-            days -= 1
+        let (days, millisOfDay) = RFC3339.split(millis)
+        if days != cachedDay {
+            cachedDay = days
+            cachedDate = RFC3339.civilFromDays(days)
         }
-        if Int(days) != cachedDay {
-            cachedDay = Int(days)
-            cachedDate = RFC3339.civilFromDays(Int(days))
-        }
-        RFC3339.write(date: cachedDate, millisOfDay: Int(rest), to: p + 1)
+        RFC3339.write(date: cachedDate, millisOfDay: millisOfDay, to: p + 1)
         p[25] = UInt8(ascii: "\"")
         commit(26)
     }
