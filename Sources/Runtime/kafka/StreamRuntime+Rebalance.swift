@@ -39,7 +39,9 @@ extension StreamRuntime {
                 log("warning: rebalance failed: \(error)")
             }
         }
-        if !assignedNow.isEmpty || metrics.snapshot.ownedPartitions != owners.count {
+        // Compared with what was last reported: a metrics snapshot copies every counter, and this runs every poll.
+        if owners.count != reportedOwnedPartitions {
+            reportedOwnedPartitions = owners.count
             metrics.update { $0.ownedPartitions = owners.count }
         }
         return assignedNow
