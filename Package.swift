@@ -13,7 +13,9 @@ let package = Package(
         // MARK: - C libraries from Debian, each behind one thin Swift target
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
+        .systemLibrary(name: "CRocksDB", pkgConfig: "rocksdb", providers: [.apt(["librocksdb-dev"])]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
+        .target(name: "RocksDBIO", dependencies: ["CRocksDB"]),
         .target(name: "LZ4IO", dependencies: ["CLZ4"]),
         .target(name: "CHeapStats"),
 
@@ -24,11 +26,11 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["Domain", "Codec"]),
 
         // MARK: - Runtime and executable
-        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "Simulation"]),
+        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
         .executableTarget(
             name: "tripstream",
             dependencies: [
-                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "CommandLineKit", "Simulation", "CHeapStats",
+                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "CommandLineKit", "Simulation", "CHeapStats",
             ]),
 
         // MARK: - Tests
@@ -36,8 +38,9 @@ let package = Package(
         .testTarget(name: "CodecTests", dependencies: ["Codec", "Domain", "Simulation"]),
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "LZ4IOTests", dependencies: ["LZ4IO"]),
+        .testTarget(name: "RocksDBIOTests", dependencies: ["RocksDBIO"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "Simulation"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
     ]
 )

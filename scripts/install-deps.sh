@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what TripStream needs on Debian 12, only what is missing: the C libraries it links
-# (librdkafka, liblz4), the independent Kafka peers the tests use (kcat, Debian's
+# (librdkafka, liblz4, librocksdb), the independent Kafka peers the tests use (kcat, Debian's
 # python3-confluent-kafka, Go + Sarama) and Python's jsonschema for the schema checks.
 set -euo pipefail
 
-packages=(librdkafka-dev liblz4-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
+packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
           golang-go golang-github-shopify-sarama-dev libzstd-dev curl)
 missing=()
 for package in "${packages[@]}"; do

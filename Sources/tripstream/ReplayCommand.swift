@@ -9,8 +9,9 @@ enum ReplayCommand {
         name: "replay",
         abstract: "Fold NDJSON files (plain or .lz4) into events, ETA updates and dead letters.",
         discussion: """
-            Reads the geofences first, then trip commands and fixes in arrival order (each file's order is its \
-            arrival order; a command goes before the first fix not older than it). Writes DIR/events.ndjson, \
+            Reads the geofences first, then trip commands and fixes merged by event time (the fixes file's order \
+            is its arrival order; each command goes before the first fix not older than it, whatever its place in \
+            the commands file). Late fixes within the replay horizon are folded at their place. Writes DIR/events.ndjson, \
             DIR/eta.ndjson and DIR/dead-letters.ndjson. Processing time is the stream time, so two runs over the \
             same inputs write byte-identical files.
             """,
@@ -22,24 +23,19 @@ enum ReplayCommand {
                    required: true),
             .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing).",
                    required: true),
-            .value("replay-horizon", valueName: "duration",
-                   help: "Fixes older than a user's newest by more than this are dead-lettered as too_late.",
-                   default: "6h"),
-            .value("history-limit", valueName: "count", help: "Inputs of replay history kept per user.",
-                   default: "6"),
+            HorizonOption.spec,
+            .value("state-dir", valueName: "dir",
+                   help: "Where users' history is kept during the replay (removed at the end). Default: DIR/.history."),
             .flag("quiet", short: "q", help: "Print no summary."),
         ])
 
     static func run(_ parsed: ParsedArguments) throws {
         var settings = FoldSettings()
-        settings.replayHorizon = try parsed.duration("replay-horizon")
-        settings.historyLimit = try parsed.int("history-limit")
-        guard settings.historyLimit >= 2 else {
-            throw CommandFailure("--history-limit must be at least 2, got \(settings.historyLimit)")
-        }
-        let options = ReplayOptions(
+        settings.replayHorizon = try HorizonOption.read(parsed)
+        var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)
+        options.stateDirectory = try parsed.optional("state-dir", parsed.string)
         let summary: ReplaySummary
         do {
             summary = try ReplayJob.run(options) { progress in

@@ -36,10 +36,7 @@ enum RunCommand {
             .value("merge-wait", valueName: "duration",
                    help: "How long fixes or trip commands wait for the other topic before being folded anyway.",
                    default: "2s", environment: "TRIPSTREAM_MERGE_WAIT"),
-            .value("replay-horizon", valueName: "duration", help: "Late fixes older than this are too_late.",
-                   default: "6h", environment: "TRIPSTREAM_REPLAY_HORIZON"),
-            .value("history-limit", valueName: "count", help: "Inputs of replay history kept per user.",
-                   default: "6", environment: "TRIPSTREAM_HISTORY_LIMIT"),
+            HorizonOption.spec(environment: "TRIPSTREAM_REPLAY_HORIZON"),
             .value("partitions", valueName: "count", help: "Partitions of topics created at start.", default: "12",
                    environment: "TRIPSTREAM_PARTITIONS"),
             .value("metrics-port", valueName: "port", help: "Prometheus /metrics and /health port (0: none).",
@@ -74,11 +71,10 @@ enum RunCommand {
         options.commitInterval = try parsed.duration("commit-interval")
         options.snapshotInterval = try parsed.duration("snapshot-interval")
         options.mergeWait = try parsed.duration("merge-wait")
-        options.settings.replayHorizon = try parsed.duration("replay-horizon")
-        options.settings.historyLimit = try parsed.int("history-limit")
+        options.settings.replayHorizon = try HorizonOption.read(parsed)
         options.partitions = Int32(try parsed.int("partitions"))
-        guard options.commitInterval > 0, options.settings.historyLimit >= 2, options.partitions > 0 else {
-            throw CommandFailure("--commit-interval and --partitions must be positive, --history-limit at least 2")
+        guard options.commitInterval > 0, options.partitions > 0 else {
+            throw CommandFailure("--commit-interval and --partitions must be positive")
         }
         return options
     }

@@ -72,12 +72,19 @@ enum Input {
 
     @Test func inputsOlderThanTheKeptHistoryAreTooLate() {
         var settings = FoldSettings()
-        settings.historyLimit = 4
-        var h = Harness([], settings: settings)
-        for i in 0..<10 { h.send(World.fix(at: Int64(i) * 10, World.offset(o, north: Double(i), east: 0))) }
-        #expect(h.send(World.fix(at: 5, o)).isRejected(.tooLate))
-        #expect(h.send(World.fix(at: 85, o)) == .accepted)
-        #expect(h.fold.timeline(of: "u1")!.historyCount <= 4)
+        settings.replayHorizon = 100_000
+        settings.segmentInputs = 4
+        let store = MemoryHistoryStore()
+        var h = Harness([], settings: settings, history: store)
+        for i in 0..<40 { h.send(World.fix(at: Int64(i) * 10, World.offset(o, north: Double(i), east: 0))) }
+        // Newest at 390 s, horizon 100 s: 285 s is beyond it, 295 s within.
+        let late = h.send(World.fix(at: 285, o))
+        #expect(late.isRejected(.tooLate))
+        if case let .rejected(_, detail) = late { #expect(detail.contains("105 s behind")) }
+        #expect(h.send(World.fix(at: 295, o)) == .accepted)
+        // Older history expired by itself: what is stored reaches back about a horizon and a segment.
+        #expect(store.inputCount < 20)
+        #expect(store.all(of: "u1").first.map { $0.firstTime >= World.t0 + 250_000 } == true)
     }
 
     @Test func futureTimestampsAreRejected() {
@@ -175,8 +182,8 @@ enum Input {
 
     static func run(_ inputs: [Input], geofences: [Geofence]) -> Harness {
         var settings = FoldSettings()
-        settings.historyLimit = 256  // the property holds within the horizon
-        var h = Harness(geofences, settings: settings)
+        settings.segmentInputs = 4  // most refolds reach into stored segments
+        var h = Harness(geofences, settings: settings, history: MemoryHistoryStore())
         for input in inputs {
             switch input {
             case let .fix(f): h.send(f)
@@ -244,8 +251,9 @@ enum Input {
                                           replayed: true))
             #expect(result == .accepted, "buffered fix \(i)")
         }
-        // Older than the newest input folded into the checkpoint: truly too late.
-        #expect(h.send(World.fix(at: 1, o)).isRejected(.tooLate))
+        // Older than everything, but within the horizon: still placed, at the very start.
+        #expect(h.send(World.fix(at: 1, o)) == .accepted)
+        #expect(h.fold.timeline(of: "u1")!.hotInputCount <= FoldSettings().segmentInputs + 1)
     }
 }
 

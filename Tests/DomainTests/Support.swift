@@ -62,20 +62,35 @@ struct Harness {
         self.geofences = GeofenceTable(geofences)
     }
 
+    /// Whether each input is its own batch (late ones placed at once); false: call `settle()`.
+    var settlesEachInput = true
+
+    init(_ geofences: [Geofence], settings: FoldSettings = FoldSettings(), history: any HistoryStore) {
+        fold = PartitionFold(settings: settings, history: history)
+        self.geofences = GeofenceTable(geofences)
+    }
+
     @discardableResult
     mutating func send(_ fix: Fix) -> PartitionFold.Result {
-        let result = fold.process(fix, geofences: geofences, processingTime: max(fix.createdAt, fold.streamTime) + clockLag,
-                                  events: &published)
+        let now = max(fix.createdAt, fold.streamTime) + clockLag
+        let result = fold.process(fix, geofences: geofences, processingTime: now, events: &published)
         results.append(result)
+        if settlesEachInput { fold.settle(geofences: geofences, processingTime: now, events: &published) }
         return result
     }
 
     @discardableResult
     mutating func send(_ command: TripCommand) -> PartitionFold.Result {
-        let result = fold.process(command, geofences: geofences,
-                                  processingTime: max(command.createdAt, fold.streamTime) + clockLag, events: &published)
+        let now = max(command.createdAt, fold.streamTime) + clockLag
+        let result = fold.process(command, geofences: geofences, processingTime: now, events: &published)
         results.append(result)
+        if settlesEachInput { fold.settle(geofences: geofences, processingTime: now, events: &published) }
         return result
+    }
+
+    /// Places the late inputs sent since the last settle (the end of a batch).
+    mutating func settle() {
+        fold.settle(geofences: geofences, processingTime: fold.streamTime + clockLag, events: &published)
     }
 
     func types() -> [EventType] { published.map(\.type) }

@@ -28,8 +28,8 @@ import Testing
         owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: false, source: topics, into: &output)
     }
 
-    @Test func aFixWaitsUntilTheBrokerConfirmsTheCommandsEndAfterTheFixWasTaken() {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+    @Test func aFixWaitsUntilTheBrokerConfirmsTheCommandsEndAfterTheFixWasTaken() throws {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
         owner.take(command: Self.startCommand(0, second: 1), round: 1)
         owner.take(fix: Self.fix(0, second: 2), round: 1)
         owner.take(fix: Self.fix(1, second: 3), round: 2)
@@ -55,8 +55,8 @@ import Testing
         #expect(owner.uncommittedTimestamps.count == 3, "every folded input's timestamp awaits the commit")
     }
 
-    @Test func aReaderPositionPastTransactionMarkersCountsAsTaken() {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+    @Test func aReaderPositionPastTransactionMarkersCountsAsTaken() throws {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
         owner.take(fix: Self.fix(0, second: 2), round: 1)
         // Commands from a transactional producer: offset 0 is data... none here; 0 and 1 are markers.
         owner.confirmEnds(fixes: nil, commands: .init(end: 2, position: 2), round: 1)
@@ -64,8 +64,8 @@ import Testing
         #expect(owner.foldedFixes == 1)
     }
 
-    @Test func aCommandWaitsForTheFixesEndAndForTheirEventTime() {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+    @Test func aCommandWaitsForTheFixesEndAndForTheirEventTime() throws {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
         owner.take(fix: Self.fix(0, second: 4), round: 1)
         owner.confirmEnds(fixes: nil, commands: .init(end: 0, position: nil), round: 1)
         Self.fold(&owner)
@@ -85,8 +85,8 @@ import Testing
         #expect(owner.foldedFixes == 2)
     }
 
-    @Test func forcingSkipsASilentStreamButNotOneTheBrokerSaysIsBehind() {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+    @Test func forcingSkipsASilentStreamButNotOneTheBrokerSaysIsBehind() throws {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
         owner.take(command: Self.startCommand(0, second: 1), round: 1)
         owner.take(fix: Self.fix(0, second: 2), round: 2)
         owner.confirmEnds(fixes: nil, commands: .init(end: 3, position: 1), round: 2)
@@ -113,8 +113,8 @@ import Testing
         #expect(owner.foldedFixes == 2 && !owner.commandsBehind)
     }
 
-    @Test func aRedeliveredRecordIsTakenOnce() {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil)
+    @Test func aRedeliveredRecordIsTakenOnce() throws {
+        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
         owner.take(fix: Self.fix(0, second: 2), round: 1)
         owner.take(fix: Self.fix(0, second: 2), round: 2)
         #expect(owner.pendingCount == 1)

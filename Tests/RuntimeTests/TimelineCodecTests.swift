@@ -5,7 +5,9 @@ import Testing
 
 @Suite struct TimelineCodecTests {
     /// Folds a simulated fleet, split into a first and a second half of records.
-    func simulatedFold() -> (fold: PartitionFold, table: GeofenceTable, rest: [SimulatedRecord], published: [Event]) {
+    func simulatedFold() -> (fold: PartitionFold, store: MemoryHistoryStore, table: GeofenceTable, rest: [SimulatedRecord],
+                             published: [Event])
+    {
         var settings = SimulationSettings()
         settings.users = 150
         settings.geofences = 80
@@ -13,31 +15,46 @@ import Testing
         settings.duration = 1_200
         settings.offlineChance = 0.02
         settings.seed = 11
+        let store = MemoryHistoryStore()
         var simulator = FleetSimulator(settings: settings)
         let table = GeofenceTable(simulator.geofences)
         var records: [SimulatedRecord] = []
         while simulator.nextStep(into: &records) {}
         let half = records.count / 2
-        var fold = PartitionFold()
+        var fold = PartitionFold(settings: Self.settings, history: store)
         var events: [Event] = []
         for record in records[..<half] { feed(record, to: &fold, table: table, events: &events) }
-        return (fold, table, Array(records[half...]), events)
+        return (fold, store, table, Array(records[half...]), events)
     }
 
+    /// Small segments: most users have history in the store, not only in their tail.
+    static let settings: FoldSettings = {
+        var settings = FoldSettings()
+        settings.segmentInputs = 4
+        return settings
+    }()
+
     func feed(_ record: SimulatedRecord, to fold: inout PartitionFold, table: GeofenceTable, events: inout [Event]) {
+        let now: UnixMillis
         switch record {
-        case let .fix(f): _ = fold.process(f, geofences: table, processingTime: f.createdAt + 1_000, events: &events)
+        case let .fix(f):
+            now = f.createdAt + 1_000
+            _ = fold.process(f, geofences: table, processingTime: now, events: &events)
         case let .command(c):
-            _ = fold.process(c, geofences: table, processingTime: c.createdAt + 1_000, events: &events)
-        case .geofence: break
+            now = c.createdAt + 1_000
+            _ = fold.process(c, geofences: table, processingTime: now, events: &events)
+        case .geofence: return
         }
+        fold.settle(geofences: table, processingTime: now, events: &events)
     }
 
     @Test func everyTimelineRoundTripsAndRestoresToTheSameState() throws {
-        var (fold, table, rest, published) = simulatedFold()
+        var (fold, store, table, rest, published) = simulatedFold()
         let timelines = fold.takeTouchedTimelines()
         #expect(timelines.count == 150)
-        var restored = PartitionFold()
+        #expect(store.segmentCount > 150, "history reaches into the store")
+        #expect(fold.counters.rewinds > 10, "the simulated fleet replays offline buffers late")
+        var restored = PartitionFold(settings: Self.settings, history: store.copy())
         var withTrips = 0
         for timeline in timelines {
             let bytes = TimelineCodec.encode(timeline.parts)
@@ -69,7 +86,7 @@ import Testing
     }
 
     @Test func corruptRecordsThrowInsteadOfTrapping() throws {
-        let (fold, _, _, _) = simulatedFold()
+        let (fold, _, _, _, _) = simulatedFold()
         var copy = fold
         let bytes = TimelineCodec.encode(copy.takeTouchedTimelines()[3].parts)
         for cut in stride(from: 0, to: bytes.count - 1, by: 7) {

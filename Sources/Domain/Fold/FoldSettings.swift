@@ -37,10 +37,15 @@ public struct FoldSettings: Sendable, Equatable {
     /// Default: 10 min.
     public var liveLag: UnixMillis = 600_000
 
-    /// Replay history kept per user: at most this many inputs (the newest half always). Default: 6.
-    public var historyLimit: Int = 6
-    /// Inputs older than the user's newest by more than this are `too_late`. Default: 6 h.
+    /// The replay horizon: a user's history reaches back this far behind their newest input, and any
+    /// input within it is folded at its place; older ones are `too_late`. Default: 6 h.
     public var replayHorizon: UnixMillis = 6 * 3_600_000
+    /// The longest horizon accepted: 30 days.
+    public static let maximumReplayHorizon: UnixMillis = 30 * 24 * 3_600_000
+    /// Inputs per history segment: the hot tail holds up to about this many, older inputs go to the
+    /// history store in segments of this size, each with the state before it. Changes how history is
+    /// stored, never what the fold yields. Default: 16.
+    public var segmentInputs: Int = 16
     /// Inputs newer than processing time by more than this are `future_timestamp`. Default: 15 min.
     public var maxClockSkew: UnixMillis = 900_000
 

@@ -3,7 +3,12 @@ public struct FoldCounters: Sendable, Equatable {
     public var fixes = 0
     public var commands = 0
     public var duplicates = 0
+    /// Refolds: each places one or more late inputs of a user.
     public var rewinds = 0
+    /// Inputs that arrived after a newer input of their user and were placed by a refold.
+    public var lateInputs = 0
+    /// Inputs folded by refolds (the old history and the corrected one).
+    public var refoldedInputs = 0
     public var filteredJumps = 0
     public var tooInaccurate = 0
     /// Update/complete/cancel commands naming no active trip. Not dead letters: they stay in the

@@ -3,16 +3,25 @@
 /// both drive it, so a file replay and a live run give the same events.
 public struct PartitionFold: Sendable {
     public let settings: FoldSettings
+    /// Where the users' older history lives (see `UserTimeline`).
+    public let history: any HistoryStore
     private var users = UserIndex()
     private var timelines = TimelineStore()
     private var timers = TimerQueue()
     private var touched: [Int32] = []
     private var isTouched: [Bool] = []
+    /// Users with inputs queued for `settle`.
+    private var unsettled: [Int32] = []
     /// The newest event time folded in this partition; timers fire on it.
     public private(set) var streamTime: UnixMillis = .min
     public var counters = FoldCounters()
 
-    public init(settings: FoldSettings = FoldSettings()) { self.settings = settings }
+    public init(settings: FoldSettings = FoldSettings(), history: any HistoryStore = MemoryHistoryStore()) {
+        var settings = settings
+        settings.segmentInputs = max(settings.segmentInputs, 2)
+        self.settings = settings
+        self.history = history
+    }
 
     /// What became of one input.
     public enum Result: Equatable, Sendable {
@@ -75,19 +84,22 @@ public struct PartitionFold: Sendable {
         var context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: live)
         context.nextTimerDue = timers.due(of: slot)
         let first = events.count
-        let admission = timelines[slot].admit(input, context: context, events: &events)
+        let admission = timelines[slot].admit(input, context: context, store: history, events: &events)
         switch admission {
         case let .folded(outcome):
             record(outcome)
-        case let .rewound(outcome):
-            counters.rewinds += 1
-            record(outcome)
+        case .deferred:
+            counters.lateInputs += 1
+            if timelines[slot].pending.count == 1 { unsettled.append(slot) }
+            // A queue stays bounded whoever forgets to settle: place it now.
+            if timelines[slot].pending.count >= Self.maximumQueued {
+                settle(slot, geofences: geofences, processingTime: processingTime, events: &events)
+            }
         case .duplicate:
             counters.duplicates += 1
             return .duplicate
-        case .tooLate:
-            let horizon = settings.replayHorizon / 1000
-            return reject(.tooLate, "createdAt is older than this user's replay history (horizon \(horizon) s, \(settings.historyLimit) inputs)")
+        case let .tooLate(behind):
+            return reject(.tooLate, "createdAt is \(Self.describe(behind)) behind this user's newest input, beyond the replay horizon of \(Self.describe(settings.replayHorizon)) or the history kept")
         }
         markTouched(slot)
         schedule(slot, geofences: geofences)
@@ -97,6 +109,49 @@ public struct PartitionFold: Sendable {
         }
         for index in first..<events.count { counters.count(events[index]) }
         return .accepted
+    }
+
+    /// Queued inputs per user after which they are placed at once, batch or not.
+    static let maximumQueued = 65_536
+
+    static func describe(_ millis: UnixMillis) -> String {
+        let seconds = millis / 1000
+        if seconds < 120 { return "\(seconds) s" }
+        if seconds < 7200 { return "\(seconds / 60) min \(seconds % 60) s" }
+        return "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+    }
+
+    // MARK: - Settling late inputs
+
+    /// Places every queued late input (one refold per user), appending the events to publish. Call
+    /// it after each batch of inputs, before reading states, and before stream time is moved by hand.
+    public mutating func settle(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
+        guard !unsettled.isEmpty else { return }
+        let first = events.count
+        let slots = unsettled
+        for slot in slots { settle(slot, geofences: geofences, processingTime: processingTime, events: &events) }
+        for index in first..<events.count { counters.count(events[index]) }
+    }
+
+    public var hasUnsettledInputs: Bool { !unsettled.isEmpty }
+
+    private mutating func settle(_ slot: Int32, geofences: GeofenceTable, processingTime: UnixMillis,
+                                 events: inout [Event])
+    {
+        guard timelines[slot].hasPending else { return }
+        unsettled.removeAll { $0 == slot }
+        let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: false)
+        let settlement = timelines[slot].settle(context: context, processingTime: processingTime, store: history,
+                                                events: &events)
+        counters.rewinds += 1
+        counters.refoldedInputs += settlement.refolded
+        counters.duplicates += settlement.duplicates
+        counters.lateInputs -= settlement.duplicates
+        counters.filteredJumps += settlement.filteredJumps
+        counters.tooInaccurate += settlement.tooInaccurate
+        counters.unmatchedCommands += settlement.unknownTrips
+        markTouched(slot)
+        schedule(slot, geofences: geofences)
     }
 
     private mutating func reject(_ reason: RejectionReason, _ detail: String) -> Result {
@@ -128,6 +183,11 @@ public struct PartitionFold: Sendable {
 
     private mutating func fireDueTimers(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
         while let due = timers.nextDue, due <= streamTime, let entry = timers.pop() {
+            if timelines[entry.slot].hasPending {
+                // Place the queued inputs first: they may move or cancel this timer.
+                settle(entry.slot, geofences: geofences, processingTime: processingTime, events: &events)
+                continue  // rescheduled by the settle: popped again if still due
+            }
             let context = FoldContext(
                 userId: timelines[entry.slot].userId, geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
             timelines[entry.slot].tick(to: streamTime, context: context, events: &events)

@@ -54,11 +54,14 @@ struct PartitionOwner {
 
     /// Whether the changelog had a checkpoint: then the inputs resume from its offsets.
     let hasCheckpoint: Bool
+    /// The users' history segments (local RocksDB, mirrored in the changelog).
+    let history: RocksHistoryStore
 
-    init(partition: Int32, settings: FoldSettings, checkpoint: PartitionCheckpoint?) {
+    init(partition: Int32, settings: FoldSettings, checkpoint: PartitionCheckpoint?, history: RocksHistoryStore) {
         self.partition = partition
+        self.history = history
         hasCheckpoint = checkpoint != nil
-        processor = InputProcessor(settings: settings)
+        processor = InputProcessor(settings: settings, history: history)
         locationsOffset = checkpoint?.locationsOffset ?? 0
         commandsOffset = checkpoint?.commandsOffset ?? 0
         if let streamTime = checkpoint?.streamTime { processor.fold.restoreStreamTime(streamTime) }
@@ -138,6 +141,15 @@ struct PartitionOwner {
     mutating func foldReady(geofences: GeofenceTable, now: UnixMillis, force: Bool, drain: Bool = false,
                             source: Topics, into output: inout OutputBatch)
     {
+        foldHeads(geofences: geofences, now: now, force: force, drain: drain, source: source, into: &output)
+        compact()
+        // Late inputs of this batch are placed together: one refold per user, however many arrived.
+        processor.settle(geofences: geofences, processingTime: now, into: &output)
+    }
+
+    private mutating func foldHeads(geofences: GeofenceTable, now: UnixMillis, force: Bool, drain: Bool,
+                                    source: Topics, into output: inout OutputBatch)
+    {
         while true {
             // Only the heads' event times are needed to choose.
             let fix = fixHead < fixes.count ? fixes[fixHead].createdAt : nil
@@ -148,15 +160,15 @@ struct PartitionOwner {
             case (nil, _?):
                 let head = commands[commandHead]
                 let confirmed = head.round <= fixesEndConfirmed && head.createdAt <= fixesEventTime
-                guard confirmed || (force && fixesHeard && !fixesBehind) || drain else { return compact() }
+                guard confirmed || (force && fixesHeard && !fixesBehind) || drain else { return }
                 if !confirmed, !drain { forcedMerges += 1 }
                 takeCommand = true
             case (_?, nil):
                 let confirmed = fixes[fixHead].round <= commandsEndConfirmed
-                guard confirmed || (force && commandsHeard && !commandsBehind) || drain else { return compact() }
+                guard confirmed || (force && commandsHeard && !commandsBehind) || drain else { return }
                 if !confirmed, !drain { forcedMerges += 1 }
                 takeCommand = false
-            case (nil, nil): return compact()
+            case (nil, nil): return
             }
             if takeCommand {
                 let input = commands[commandHead]

@@ -21,6 +21,7 @@ extension StreamRuntime {
             log("transaction failed, aborting and rebuilding state from the changelog: \(error)")
             try? producer.abortTransaction(timeout: .seconds(30))
             output.removeAll()
+            for owner in owners.values { owner.history.discard() }
             metrics.update { $0.transactionsAborted += 1 }
             try rebuildOwnedPartitions()
         }
@@ -36,6 +37,12 @@ extension StreamRuntime {
     }
 
     private func commitTransaction() throws {
+        for (partition, owner) in owners {
+            // History the fold could not read fully must not be committed as if it had been.
+            if let failure = owner.history.takeFailure() {
+                throw ReplayError("history store of partition \(partition): \(failure)")
+            }
+        }
         try producer.beginTransaction()
         let topics = options.topics
         // The fold's outputs go first, so the broker takes them in while the users' states are encoded.
@@ -43,12 +50,15 @@ extension StreamRuntime {
         try produce(output.eta, to: topics.eta)
         try produce(output.deadLetters, to: topics.deadLetters)
         let now = WallClock.now()
-        var changelog: [(partition: Int32, key: [UInt8], value: [UInt8])] = []
+        var changelog: [(partition: Int32, key: [UInt8], value: [UInt8]?)] = []
         for partition in owners.keys.sorted() where owners[partition]!.dirty {
             for timeline in owners[partition]!.processor.flushUsers(geofences: geofenceFeed.table, now: now,
                                                                      into: &output)
             {
                 changelog.append((partition, Array(timeline.userId.utf8), TimelineCodec.encode(timeline.parts)))
+            }
+            for change in owners[partition]!.history.takeChanges() {
+                changelog.append((partition, change.key, change.value))
             }
             changelog.append((partition, PartitionCheckpoint.key, owners[partition]!.checkpoint.bytes))
         }
@@ -70,6 +80,8 @@ extension StreamRuntime {
         }
         try producer.commitTransaction(timeout: .seconds(60))
         output.removeAll()
+        // Committed: the history changes the changelog now holds may reach the local store.
+        for owner in owners.values { try owner.history.commit() }
         let committedAt = WallClock.now()
         metrics.update { values in
             for owner in owners.values {
@@ -126,6 +138,7 @@ extension StreamRuntime {
         }
         for (partition, owner) in owners where partitions?.contains(partition) ?? true {
             do {
+                try owner.history.synchronize()  // what the snapshot claims is on disk first
                 let marks = try consumer.watermarks(topic: options.topics.stateChangelog, partition: partition,
                                                     timeout: .seconds(5))
                 let snapshot = PartitionSnapshot(

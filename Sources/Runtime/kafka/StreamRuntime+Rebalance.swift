@@ -55,9 +55,13 @@ extension StreamRuntime {
         retiredProcessor.add(owner.processor.counters)
         retiredForcedMerges += owner.forcedMerges
         lastProgress[partition] = nil
+        owner.history.close()
     }
 
     var snapshotDirectory: String { options.stateDirectory + "/" + options.group }
+
+    /// The RocksDB directory of a partition's history segments.
+    func historyDirectory(_ partition: Int32) -> String { snapshotDirectory + "/partition-\(partition).history" }
 
     /// Rebuilds a partition's state: the local snapshot, then the changelog after it.
     func restore(_ partition: Int32) throws -> PartitionOwner {
@@ -70,6 +74,13 @@ extension StreamRuntime {
         } catch {
             log("warning: snapshot of partition \(partition) unreadable, restoring from the changelog: \(error)")
         }
+        // The local history matches the changelog up to the snapshot (synchronized before it was
+        // written) and replaying the changelog after it brings it up to date; without a snapshot its
+        // contents are of unknown age, so it starts empty and the changelog rebuilds it.
+        try ReplayJob.makeDirectory(options.stateDirectory)
+        try ReplayJob.makeDirectory(snapshotDirectory)
+        let history = try RocksHistoryStore(directory: historyDirectory(partition), fresh: snapshot == nil,
+                                            recordsChanges: true)
         var checkpoint = snapshot?.checkpoint
         var latest: [String: UserTimeline.Parts] = [:]
         for parts in snapshot?.timelines ?? [] { latest[parts.userId] = parts }
@@ -86,6 +97,7 @@ extension StreamRuntime {
             start = marks.low
         }
         var records = 0
+        var segments = 0
         if start < marks.high {
             try reader.assign([(changelog, .offset(start))])
             var position = start
@@ -93,7 +105,13 @@ extension StreamRuntime {
             while position < marks.high, WallClock.monotonic() < deadline {
                 for record in try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200)) {
                     records += 1
-                    guard let key = record.key, let value = record.value else { continue }
+                    guard let key = record.key else { continue }
+                    if RocksHistoryStore.isSegmentKey(key) {
+                        history.restore(changelogKey: key, value: record.value)
+                        segments += 1
+                        continue
+                    }
+                    guard let value = record.value else { continue }
                     if key == PartitionCheckpoint.key {
                         checkpoint = try PartitionCheckpoint(bytes: value)
                     } else {
@@ -107,7 +125,10 @@ extension StreamRuntime {
                 throw ReplayError("restoring partition \(partition): changelog stuck at \(position) of \(marks.high)")
             }
         }
-        var owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: checkpoint)
+        try history.commit()
+        if let failure = history.takeFailure() { throw ReplayError("restoring partition \(partition): \(failure)") }
+        var owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: checkpoint,
+                                   history: history)
         for userId in latest.keys.sorted() {
             owner.processor.fold.restore(latest[userId]!, geofences: geofenceFeed.table)
         }
@@ -118,7 +139,7 @@ extension StreamRuntime {
             $0.restoredRecords += restored
             $0.restoreSeconds += seconds
         }
-        log("restored partition \(partition): \(latest.count) users, \(records) changelog records in \(String(Int(seconds * 1000))) ms"
+        log("restored partition \(partition): \(latest.count) users, \(records) changelog records (\(segments) history segments) in \(String(Int(seconds * 1000))) ms"
             + (snapshot != nil ? " (from a snapshot)" : ""))
         return owner
     }

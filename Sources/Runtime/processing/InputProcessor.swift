@@ -9,9 +9,17 @@ public struct InputProcessor: Sendable {
     public var counters = ProcessorCounters()
     private var events: [Event] = []
 
-    public init(settings: FoldSettings) {
-        fold = PartitionFold(settings: settings)
+    public init(settings: FoldSettings, history: any HistoryStore = MemoryHistoryStore()) {
+        fold = PartitionFold(settings: settings, history: history)
         events.reserveCapacity(64)
+    }
+
+    /// Places the late inputs queued since the last call (one refold per user), at the end of a batch.
+    public mutating func settle(geofences: GeofenceTable, processingTime: UnixMillis?, into output: inout OutputBatch) {
+        guard fold.hasUnsettledInputs else { return }
+        let now = processingTime ?? fold.streamTime
+        fold.settle(geofences: geofences, processingTime: now, events: &events)
+        emitEvents(now: now, into: &output)
     }
 
     /// Decodes and folds one fix record.
@@ -142,6 +150,7 @@ public struct InputProcessor: Sendable {
                                            into output: inout OutputBatch)
     {
         let now = processingTime ?? time
+        settle(geofences: geofences, processingTime: now, into: &output)
         fold.advanceStreamTime(to: time, geofences: geofences, processingTime: now, events: &events)
         emitEvents(now: now, into: &output)
     }
@@ -192,6 +201,7 @@ public struct InputProcessor: Sendable {
     public mutating func flushUsers(geofences: GeofenceTable, now: UnixMillis, into output: inout OutputBatch)
         -> [UserTimeline]
     {
+        settle(geofences: geofences, processingTime: now, into: &output)
         let touched = fold.takeTouchedTimelines()
         for timeline in touched {
             let snapshot = timeline.current.snapshot(userId: timeline.userId, in: geofences)

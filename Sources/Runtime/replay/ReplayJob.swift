@@ -1,15 +1,18 @@
 import Domain
 import LZ4IO
+import RocksDBIO
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The fold over files: geofences first, then trip commands and fixes merged in arrival order.
+/// The fold over files: geofences first, then trip commands and fixes merged by event time.
 ///
-/// Each file's order is its arrival order. Commands are delivered before the first fix that is
-/// not older than them, as if both topics were consumed side by side. Processing time is the
-/// stream time, so two runs over the same files write byte-identical outputs.
+/// The fixes file's order is its arrival order. Each command is delivered before the first fix that
+/// is not older than it, in event-time order whatever its place in the commands file, as the service
+/// merges a partition's two streams: a command never waits behind another user's newer one. Late
+/// inputs are placed after each batch of lines, as the service does after each poll. Processing
+/// time is the stream time, so two runs over the same files write byte-identical outputs.
 public enum ReplayJob {
     public static let fixesTopic = "tripstream.locations"
     public static let commandsTopic = "tripstream.trip-commands"
@@ -30,11 +33,21 @@ public enum ReplayJob {
         let events = try openOutput(outputs[0])
         let eta = try openOutput(outputs[1])
         let deadLetters = try openOutput(outputs[2])
-        var processor = InputProcessor(settings: options.settings)
+        // History beyond each user's newest inputs lives on disk, as in the service.
+        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
+        let history = try RocksHistoryStore(directory: historyDirectory, fresh: true, recordsChanges: false)
+        defer {
+            history.close()
+            try? RocksDatabase.destroy(path: historyDirectory)
+        }
+        var processor = InputProcessor(settings: options.settings, history: history)
         var output = OutputBatch(newlineSeparated: true)
         var geofences = GeofenceTable()
 
         func flush() throws {
+            processor.settle(geofences: geofences, processingTime: nil, into: &output)
+            try history.commit()
+            if let failure = history.takeFailure() { throw ReplayError("history store: \(failure)") }
             try events.write(output.events.values)
             try eta.write(output.eta.values)
             try deadLetters.write(output.deadLetters.values)
@@ -60,6 +73,10 @@ public enum ReplayJob {
                     commands.append(PendingCommand(command: command, bytes: Array(bytes), line: line))
                 }
             }
+            // Event-time order; the file's order among equal times (a stable sort).
+            commands = commands.enumerated().sorted {
+                ($0.element.command.createdAt, $0.offset) < ($1.element.command.createdAt, $1.offset)
+            }.map(\.element)
         }
         var nextCommand = 0
         func deliverCommands(upTo time: UnixMillis, processor: inout InputProcessor, output: inout OutputBatch) {

@@ -8,6 +8,9 @@ public struct ReplayOptions: Sendable {
     /// Receives `events.ndjson`, `eta.ndjson` and `dead-letters.ndjson`; created if missing.
     public var outputDirectory: String
     public var settings: FoldSettings
+    /// Where the users' history goes while the replay runs (a RocksDB directory, removed at the end);
+    /// nil: `<outputDirectory>/.history`.
+    public var stateDirectory: String?
 
     public init(geofencesPath: String, commandsPath: String?, fixesPath: String, outputDirectory: String,
                 settings: FoldSettings)

@@ -62,6 +62,23 @@ struct BinaryReader {
         return Int(value)
     }
 
+    mutating func varint() throws(Corrupt) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try u8()
+            guard shift < 63 || b <= 1 else { throw Corrupt(description: "integer too long at offset \(offset)") }
+            value |= UInt64(b & 0x7f) << shift
+            if b & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    mutating func zigzag() throws(Corrupt) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
     mutating func string() throws(Corrupt) -> String {
         let n = try length()
         return String(decoding: try take(n), as: UTF8.self)

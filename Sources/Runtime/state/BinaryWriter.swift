@@ -29,6 +29,19 @@ struct BinaryWriter {
         bytes.append(UInt8(value))
     }
 
+    /// An unsigned LEB128 integer.
+    mutating func varint(_ v: UInt64) {
+        var value = v
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7f) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// A signed integer, zigzag-encoded: small magnitudes take few bytes either side of zero.
+    mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
     mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { utf8 in

@@ -3,18 +3,20 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    static let version: UInt8 = 1
+    /// 2: history bounded by time (a tail and stored segments); 1 (a bounded list of inputs) is not read.
+    static let version: UInt8 = 2
+    static let segmentVersion: UInt8 = 1
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
+        w.bytes.reserveCapacity(96 + parts.tail.count * 12)
         w.u8(version)
         w.string(parts.userId)
-        write(parts.base, &w)
-        w.optional(parts.middle) { w, s in write(s, &w) }
-        w.length(parts.middleIndex)
-        w.length(parts.history.count)
-        for input in parts.history { write(input, &w) }
-        w.i64(parts.baseTime)
+        write(parts.tailStart, &w)
+        writeInputs(parts.tail, &w)
+        w.length(parts.storedSegments)
+        w.i64(parts.historyStart)
+        w.i64(parts.secondSegmentStart)
         w.i64(parts.watermark)
         w.i64(parts.lastTickTimer)
         w.i64(parts.newestTime)
@@ -26,21 +28,140 @@ public enum TimelineCodec {
         let v = try r.u8()
         guard v == version else { throw BinaryReader.Corrupt(description: "unknown state record version \(v)") }
         let userId = try r.string()
-        let base = try readState(&r)
-        let middle = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readState(&r) }
-        let middleIndex = try r.length()
-        let count = try r.length()
-        var history: [TimelineInput] = []
-        history.reserveCapacity(count)
-        for _ in 0..<count { history.append(try readInput(&r)) }
-        guard middleIndex <= history.count else {
-            throw BinaryReader.Corrupt(description: "checkpoint index \(middleIndex) beyond history of \(count)")
-        }
+        let tailStart = try readState(&r)
+        let tail = try readInputs(&r)
         let parts = UserTimeline.Parts(
-            userId: userId, base: base, middle: middle, middleIndex: middleIndex, history: history, baseTime: try r.i64(),
-            watermark: try r.i64(), lastTickTimer: try r.i64(), newestTime: try r.i64())
+            userId: userId, tailStart: tailStart, tail: tail, storedSegments: try r.length(),
+            historyStart: try r.i64(), secondSegmentStart: try r.i64(), watermark: try r.i64(),
+            lastTickTimer: try r.i64(), newestTime: try r.i64())
         guard r.isAtEnd else { throw BinaryReader.Corrupt(description: "trailing bytes in state record") }
         return parts
+    }
+
+    /// A stored history segment: its start state and its inputs, delta-encoded.
+    public static func encode(_ segment: HistorySegment) -> [UInt8] {
+        var w = BinaryWriter()
+        w.bytes.reserveCapacity(128 + segment.inputs.count * 12)
+        w.u8(segmentVersion)
+        w.u32(segment.tableVersion)
+        write(segment.start, &w)
+        writeInputs(segment.inputs, &w)
+        return w.bytes
+    }
+
+    public static func decodeSegment(_ bytes: [UInt8]) throws -> HistorySegment {
+        var r = BinaryReader(bytes)
+        let v = try r.u8()
+        guard v == segmentVersion else { throw BinaryReader.Corrupt(description: "unknown segment version \(v)") }
+        let tableVersion = try r.u32()
+        let start = try readState(&r)
+        let inputs = try readInputs(&r)
+        guard !inputs.isEmpty else { throw BinaryReader.Corrupt(description: "empty history segment") }
+        guard r.isAtEnd else { throw BinaryReader.Corrupt(description: "trailing bytes in history segment") }
+        return HistorySegment(start: start, inputs: inputs, tableVersion: tableVersion)
+    }
+
+    // MARK: - Inputs, delta-encoded
+
+    // Flags of an input: bit 0 replayed, bits 1-2 its kind, bit 3 accuracy present, bit 4 speed present.
+    private static let plainFix: UInt8 = 0, fixWithExtras: UInt8 = 1, fixWithPreviousExtras: UInt8 = 2,
+        command: UInt8 = 3
+
+    /// Inputs in order, each as differences from the one before: about 10 bytes for a fix.
+    static func writeInputs(_ inputs: [TimelineInput], _ w: inout BinaryWriter) {
+        w.length(inputs.count)
+        var time: Int64 = 0
+        var latitude: Int64 = 0
+        var longitude: Int64 = 0
+        var extras: FixExtras?
+        for input in inputs {
+            var kind = plainFix
+            switch input.attachment {
+            case .none: break
+            case let .fixExtras(x): kind = x == extras ? fixWithPreviousExtras : fixWithExtras
+            case .command: kind = command
+            }
+            var flags = (input.replayed ? 1 : 0) | kind << 1
+            if input.accuracyDecimeters != .max { flags |= 8 }
+            if input.speedCentimeters != .max { flags |= 16 }
+            w.u8(flags)
+            w.zigzag(input.time &- time)
+            time = input.time
+            switch input.attachment {
+            case let .command(box):
+                let c = box.command
+                w.u8(c.kind.rawValue)
+                w.string(c.userId)
+                write(c.trip, &w)
+                continue
+            case let .fixExtras(x) where kind == fixWithExtras:
+                w.optional(x.deviceId) { w, v in w.string(v) }
+                write(x.metadata, &w)
+                extras = x
+            default: break
+            }
+            w.zigzag(Int64(input.position.latitudeE7) - latitude)
+            w.zigzag(Int64(input.position.longitudeE7) - longitude)
+            latitude = Int64(input.position.latitudeE7)
+            longitude = Int64(input.position.longitudeE7)
+            if flags & 8 != 0 { w.varint(UInt64(input.accuracyDecimeters)) }
+            if flags & 16 != 0 { w.varint(UInt64(input.speedCentimeters)) }
+        }
+    }
+
+    static func readInputs(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> [TimelineInput] {
+        let count = try r.length()
+        var inputs: [TimelineInput] = []
+        inputs.reserveCapacity(count)
+        var time: Int64 = 0
+        var latitude: Int64 = 0
+        var longitude: Int64 = 0
+        var extras: FixExtras?
+        for _ in 0..<count {
+            let flags = try r.u8()
+            guard flags < 32 else { throw BinaryReader.Corrupt(description: "bad input flags \(flags)") }
+            time = time &+ (try r.zigzag())
+            let kind = (flags >> 1) & 3
+            if kind == command {
+                let kindRaw = try r.u8()
+                guard let commandKind = TripCommand.Kind(rawValue: kindRaw) else {
+                    throw BinaryReader.Corrupt(description: "bad command kind \(kindRaw)")
+                }
+                let userId = try r.string()
+                inputs.append(TimelineInput(command: TripCommand(kind: commandKind, userId: userId, createdAt: time,
+                                                                 trip: try readOptions(&r))))
+                continue
+            }
+            var attached: FixExtras?
+            if kind == fixWithExtras {
+                let deviceId = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() }
+                extras = FixExtras(deviceId: deviceId, metadata: try readJSON(&r))
+                attached = extras
+            } else if kind == fixWithPreviousExtras {
+                guard let previous = extras else {
+                    throw BinaryReader.Corrupt(description: "input repeats extras that were never given")
+                }
+                attached = previous
+            }
+            latitude += try r.zigzag()
+            longitude += try r.zigzag()
+            guard let latitudeE7 = Int32(exactly: latitude), let longitudeE7 = Int32(exactly: longitude) else {
+                throw BinaryReader.Corrupt(description: "coordinate out of range")
+            }
+            let fix = Fix(userId: "", createdAt: time, position: Coordinate(latitudeE7: latitudeE7, longitudeE7: longitudeE7),
+                          accuracy: .nan, speed: .nan, replayed: flags & 1 != 0)
+            var input = TimelineInput(fix: fix, extras: attached)
+            if flags & 8 != 0 { input.accuracyDecimeters = try quantity(&r) }
+            if flags & 16 != 0 { input.speedCentimeters = try quantity(&r) }
+            inputs.append(input)
+        }
+        return inputs
+    }
+
+    private static func quantity(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> UInt16 {
+        let raw = try r.varint()
+        guard raw < UInt64(UInt16.max) else { throw BinaryReader.Corrupt(description: "quantity \(raw) out of range") }
+        return UInt16(raw)
     }
 
     // MARK: - Values
@@ -255,58 +376,5 @@ public enum TimelineCodec {
         o.scheduledArrivalAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         o.metadata = try readJSON(&r)
         return o
-    }
-
-    static func write(_ input: TimelineInput, _ w: inout BinaryWriter) {
-        w.i64(input.time)
-        write(input.position, &w)
-        w.f32(input.accuracy)
-        w.f32(input.speed)
-        w.bool(input.replayed)
-        switch input.attachment {
-        case .none:
-            w.u8(0)
-        case let .fixExtras(extras):
-            w.u8(1)
-            w.optional(extras.deviceId) { w, v in w.string(v) }
-            write(extras.metadata, &w)
-        case let .command(box):
-            w.u8(2)
-            let c = box.command
-            w.u8(c.kind.rawValue)
-            w.string(c.userId)
-            w.i64(c.createdAt)
-            write(c.trip, &w)
-        }
-    }
-
-    static func readInput(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TimelineInput {
-        let time = try r.i64()
-        let position = try readCoordinate(&r)
-        let accuracy = try r.f32()
-        let speed = try r.f32()
-        let replayed = try r.bool()
-        switch try r.u8() {
-        case 0, 1:
-            let hasExtras = r.bytes[r.offset - 1] == 1
-            var extras: FixExtras?
-            if hasExtras {
-                let deviceId = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() }
-                extras = FixExtras(deviceId: deviceId, metadata: try readJSON(&r))
-            }
-            let fix = Fix(userId: "", createdAt: time, position: position, accuracy: accuracy, speed: speed,
-                          replayed: replayed)
-            return TimelineInput(fix: fix, extras: extras)
-        case 2:
-            let kindRaw = try r.u8()
-            guard let kind = TripCommand.Kind(rawValue: kindRaw) else {
-                throw BinaryReader.Corrupt(description: "bad command kind \(kindRaw)")
-            }
-            let command = TripCommand(kind: kind, userId: try r.string(), createdAt: try r.i64(),
-                                      trip: try readOptions(&r))
-            return TimelineInput(command: command)
-        case let tag:
-            throw BinaryReader.Corrupt(description: "bad input tag \(tag)")
-        }
     }
 }

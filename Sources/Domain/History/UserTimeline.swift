@@ -1,0 +1,159 @@
+/// One user's inputs in event-time order, whatever order they arrive in (DESIGN.md "Ordering").
+///
+/// The history reaches back a replay horizon of event time (`FoldSettings.replayHorizon`), however
+/// many inputs that is. Only its newest inputs (the tail, at most about `segmentInputs`) and two
+/// states stay on the hot heap; older inputs are sealed into `HistorySegment`s in a `HistoryStore`,
+/// each with the state before it, so a late input refolds from the segment it lands in.
+///
+/// In-order inputs fold at once. A late input is queued, with every input of the user after it,
+/// until `settle`: one refold then places them all, however many arrived (an offline buffer of
+/// hundreds of fixes costs one refold, not one each). The events of the old and the new history are
+/// compared by `_id`: new ones are published, changed ones with `corrected: true`, vanished ones with
+/// `retracted: true`. What was published is never stored: it is, by determinism, what folding the
+/// old history yields.
+public struct UserTimeline: Sendable {
+    public internal(set) var current: UserState
+    /// The state before `tail[0]`: where a refold that stays within the tail starts.
+    var tailStart: UserState
+    /// The newest inputs in event-time order, not sealed into a segment yet.
+    var tail: [TimelineInput] = []
+    /// Late inputs, and every input of this user after the first of them, waiting for `settle`.
+    var pending: [TimelineInput] = []
+    /// Segments of this user in the store.
+    var storedSegments: Int32 = 0
+    /// The geofence table's version when the tail's oldest input was first folded (truncated;
+    /// `.max`: unknown, after a restore). A refold diffs against a fold of the old history with
+    /// today's table, which equals what was published only if the table has not changed since;
+    /// otherwise every refolded event is republished (an identical repeat at worst).
+    var tableVersion: UInt32 = .max
+    /// Inputs older than this can no longer be placed: the history before it expired (`.min`: none has).
+    var historyStart: UnixMillis = .min
+    /// First input time of the second oldest stored segment (`.max`: fewer than two): once the newest
+    /// input is a horizon past it, the oldest segment has expired.
+    var secondSegmentStart: UnixMillis = .max
+    /// Latest stream time whose timers were applied to `current`.
+    public internal(set) var watermark: UnixMillis = .min
+    /// Due time of the latest timer a stream-time tick fired: an input older than that must be
+    /// refolded so that the timer fires at its place in event time.
+    var lastTickTimer: UnixMillis = .min
+    /// The newest input's event time, queued ones included.
+    public internal(set) var newestTime: UnixMillis = .min
+
+    public let userId: String
+
+    public init(userId: String) {
+        self.userId = userId
+        current = UserState()
+        tailStart = current
+    }
+
+    /// Inputs on the hot heap (the tail and those waiting for `settle`).
+    public var hotInputCount: Int { tail.count + pending.count }
+    public var storedSegmentCount: Int { Int(storedSegments) }
+    public var hasPending: Bool { !pending.isEmpty }
+
+    public enum Admission: Equatable, Sendable {
+        /// Folded at the end of history, no refold.
+        case folded(FoldOutcome)
+        /// Late (or queued behind a late one): placed by the next `settle`.
+        case deferred
+        case duplicate
+        /// Older than the horizon allows by this much (milliseconds behind the newest input).
+        case tooLate(behind: UnixMillis)
+    }
+
+    /// Admits one input.
+    /// - Parameters:
+    ///   - context: `live` applies to the events of an in-order input.
+    ///   - events: receives the events of an in-order input.
+    public mutating func admit(_ input: TimelineInput, context: FoldContext, store: any HistoryStore,
+                               events: inout [Event]) -> Admission
+    {
+        let settings = context.settings
+        if newestTime != .min, input.time < newestTime - settings.replayHorizon || input.time < historyStart {
+            return .tooLate(behind: newestTime - input.time)
+        }
+        if !pending.isEmpty {
+            // Duplicates among these are dropped when they are placed.
+            queue(input)
+            return .deferred
+        }
+        // Insertion point in the tail: after every input ordered at or before this one.
+        var position = tail.count
+        while position > 0, input.isOrdered(before: tail[position - 1]) { position -= 1 }
+        if isDuplicateInTail(input, near: position) { return .duplicate }
+
+        if position == tail.count, input.time >= lastTickTimer {
+            if tail.count >= settings.segmentInputs, input.time > tail[tail.count - 1].time {
+                seal(context: context, store: store)
+            }
+            if tail.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.version) }
+            if tail.capacity == 0 { tail.reserveCapacity(settings.segmentInputs + 1) }
+            let outcome = current.fold(input, context: context, events: &events)
+            tail.append(input)
+            newestTime = max(newestTime, input.time)
+            return .folded(outcome)
+        }
+        queue(input)
+        return .deferred
+    }
+
+    private mutating func queue(_ input: TimelineInput) {
+        pending.append(input)
+        newestTime = max(newestTime, input.time)
+    }
+
+    /// Whether an input of equal time around `position` in the tail is the same input. (Segments never
+    /// split equal times, so no stored input can be its duplicate once the tail holds its time.)
+    private func isDuplicateInTail(_ input: TimelineInput, near position: Int) -> Bool {
+        var probe = position
+        while probe > 0, tail[probe - 1].time == input.time {
+            if tail[probe - 1].isDuplicate(of: input) { return true }
+            probe -= 1
+        }
+        probe = position
+        while probe < tail.count, tail[probe].time == input.time {
+            if tail[probe].isDuplicate(of: input) { return true }
+            probe += 1
+        }
+        return false
+    }
+
+    /// Applies stream time: fires this user's timers due at or before `time`. Queued inputs must be
+    /// settled first.
+    public mutating func tick(to time: UnixMillis, context: FoldContext, events: inout [Event]) {
+        assert(pending.isEmpty, "tick before settle")
+        guard time > watermark else { return }
+        watermark = time
+        if let fired = current.fireTimers(upTo: time, context: context, events: &events) {
+            lastTickTimer = max(lastTickTimer, fired)
+        }
+    }
+
+    // MARK: - Segments
+
+    /// Moves the tail into the store as a segment; the next input starts a new tail.
+    private mutating func seal(context: FoldContext, store: any HistoryStore) {
+        let segment = HistorySegment(start: tailStart, inputs: tail, tableVersion: tableVersion)
+        store.replace(userId, removing: [], adding: [segment])
+        storedSegments += 1
+        if storedSegments == 2 { secondSegmentStart = segment.firstTime }
+        // Valid as a refold start: the in-order input that follows is not older than any timer fired.
+        tailStart = current
+        tail.removeAll(keepingCapacity: true)
+        expireIfDue(context: context, store: store)
+    }
+
+    /// Drops stored segments whose inputs are all older than the horizon behind the newest input.
+    mutating func expireIfDue(context: FoldContext, store: any HistoryStore, force: Bool = false) {
+        guard storedSegments > 0, newestTime != .min else { return }
+        let cutoff = newestTime - context.settings.replayHorizon
+        guard force || cutoff > secondSegmentStart else { return }
+        let expiry = store.expire(userId, before: cutoff)
+        if expiry.dropped > 0 {
+            historyStart = expiry.oldestStart != .min ? expiry.oldestStart : (tail.first?.time ?? newestTime)
+        }
+        storedSegments = max(0, storedSegments - Int32(clamping: expiry.dropped))
+        secondSegmentStart = expiry.secondStart
+    }
+}

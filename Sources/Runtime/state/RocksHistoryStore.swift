@@ -1,0 +1,170 @@
+import Domain
+import RocksDBIO
+
+/// A partition's history segments in RocksDB, with the changes of the open transaction in an
+/// indexed batch that reads see first: the database only ever holds what a committed Kafka
+/// transaction made durable in the state changelog, so a restore can start from it.
+///
+/// Keys: the userId's length (4 bytes, big-endian), its bytes, then the segment's first input time
+/// (8 bytes, big-endian with the sign flipped): a user's segments sit together in time order.
+public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
+    // Unchecked: used by the thread that folds its partition, like every store.
+    public let database: RocksDatabase
+    private let overlay = RocksWriteBatch()
+    /// Changes since the last `takeChanges`, for the state changelog (nil value: deleted).
+    private var changes: [(key: [UInt8], value: [UInt8]?)] = []
+    private let recordsChanges: Bool
+    /// The first error the database or a stored record gave, until `takeFailure`.
+    private var failure: String?
+    /// Segments that could not be decoded (skipped).
+    public private(set) var corruptSegments = 0
+
+    /// - Parameters:
+    ///   - fresh: delete what the directory holds first (its contents are not known to match the
+    ///     changelog the state will be restored from).
+    ///   - recordsChanges: keep the changes for `takeChanges` (the Kafka runtime's changelog).
+    public init(directory: String, fresh: Bool, recordsChanges: Bool, tuning: RocksDatabase.Tuning = .init()) throws {
+        if fresh { try RocksDatabase.destroy(path: directory) }
+        database = try RocksDatabase(path: directory, tuning: tuning)
+        self.recordsChanges = recordsChanges
+    }
+
+    public func close() { database.close() }
+
+    // MARK: - HistoryStore
+
+    public func segments(of userId: String, from time: UnixMillis) -> [HistorySegment] {
+        let prefix = Self.prefix(userId)
+        var segments: [HistorySegment] = []
+        do {
+            try database.scan(from: prefix, below: prefix + Self.beyondTimes, backingUpTo: Self.key(prefix, time),
+                              overlay: overlay) { _, value in
+                do {
+                    segments.append(try TimelineCodec.decodeSegment(Array(value)))
+                } catch {
+                    // A hole in history: what follows it still refolds from its own start state.
+                    corruptSegments += 1
+                    segments.removeAll()
+                    remember("history segment of user \(userId) unreadable, skipped: \(error)")
+                }
+                return true
+            }
+        } catch {
+            remember("\(error)")
+        }
+        return segments
+    }
+
+    public func replace(_ userId: String, removing removed: [UnixMillis], adding added: [HistorySegment]) {
+        let prefix = Self.prefix(userId)
+        let kept = Set(added.map(\.firstTime))
+        for time in removed where !kept.contains(time) { delete(Self.key(prefix, time)) }
+        for segment in added { put(Self.key(prefix, segment.firstTime), TimelineCodec.encode(segment)) }
+    }
+
+    public func expire(_ userId: String, before cutoff: UnixMillis) -> HistoryExpiry {
+        let prefix = Self.prefix(userId)
+        // The oldest first times, up to the first two at or after the cutoff.
+        var times: [UnixMillis] = []
+        var atOrAfter = 0
+        do {
+            try database.scan(from: prefix, below: prefix + Self.beyondTimes, overlay: overlay) { key, _ in
+                guard key.count == prefix.count + 8 else { return true }
+                let time = Self.time(key, at: prefix.count)
+                times.append(time)
+                if time >= cutoff { atOrAfter += 1 }
+                return atOrAfter < 2
+            }
+        } catch {
+            remember("\(error)")
+            return HistoryExpiry(oldestStart: .min, secondStart: .max, dropped: 0)
+        }
+        var drop = 0
+        while drop + 1 < times.count, times[drop + 1] < cutoff { drop += 1 }
+        for time in times[..<drop] { delete(Self.key(prefix, time)) }
+        let left = times[drop...]
+        return HistoryExpiry(oldestStart: left.first ?? .min, secondStart: left.dropFirst().first ?? .max,
+                             dropped: drop)
+    }
+
+    // MARK: - Transactions
+
+    /// The changes since the last call, as state-changelog records (key, value; nil deletes).
+    public func takeChanges() -> [(key: [UInt8], value: [UInt8]?)] {
+        defer { changes.removeAll(keepingCapacity: true) }
+        return changes.map { (Self.changelogPrefix + $0.key, $0.value) }
+    }
+
+    /// Writes the open changes to the database: their transaction committed.
+    public func commit() throws {
+        try database.write(overlay)
+    }
+
+    /// Forgets the open changes: their transaction was aborted.
+    public func discard() {
+        overlay.clear()
+        changes.removeAll(keepingCapacity: true)
+    }
+
+    /// Makes what was committed survive a machine crash (before a snapshot claims it).
+    public func synchronize() throws { try database.synchronize() }
+
+    /// The first failure since the last call: the fold may have seen incomplete history.
+    public func takeFailure() -> String? {
+        defer { failure = nil }
+        return failure
+    }
+
+    /// Applies a state-changelog record of a segment (restoring); not recorded as a change.
+    public func restore(changelogKey: [UInt8], value: [UInt8]?) {
+        let key = Array(changelogKey.dropFirst(Self.changelogPrefix.count))
+        if let value { overlay.put(key, value) } else { overlay.delete(key) }
+        if overlay.count >= 10_000 { try? database.write(overlay) }
+    }
+
+    // MARK: - Keys
+
+    /// Changelog keys of segments start with these bytes; no userId key can (userIds are text, and
+    /// the partition checkpoint's key continues with a letter).
+    public static let changelogPrefix: [UInt8] = [0, 1]
+
+    public static func isSegmentKey(_ key: [UInt8]) -> Bool {
+        key.count > changelogPrefix.count && key[0] == 0 && key[1] == 1
+    }
+
+    static let beyondTimes = [UInt8](repeating: 0xff, count: 9)
+
+    static func prefix(_ userId: String) -> [UInt8] {
+        let utf8 = Array(userId.utf8)
+        let length = UInt32(utf8.count)
+        return [UInt8(length >> 24), UInt8((length >> 16) & 0xff), UInt8((length >> 8) & 0xff), UInt8(length & 0xff)]
+            + utf8
+    }
+
+    static func key(_ prefix: [UInt8], _ time: UnixMillis) -> [UInt8] {
+        var key = prefix
+        let ordered = UInt64(bitPattern: time) ^ (1 << 63)
+        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8((ordered >> UInt64(shift)) & 0xff)) }
+        return key
+    }
+
+    static func time(_ key: UnsafeRawBufferPointer, at offset: Int) -> UnixMillis {
+        var ordered: UInt64 = 0
+        for index in 0..<8 { ordered = ordered << 8 | UInt64(key[offset + index]) }
+        return Int64(bitPattern: ordered ^ (1 << 63))
+    }
+
+    private func put(_ key: [UInt8], _ value: [UInt8]) {
+        overlay.put(key, value)
+        if recordsChanges { changes.append((key, value)) }
+    }
+
+    private func delete(_ key: [UInt8]) {
+        overlay.delete(key)
+        if recordsChanges { changes.append((key, nil)) }
+    }
+
+    private func remember(_ message: String) {
+        if failure == nil { failure = message }
+    }
+}
