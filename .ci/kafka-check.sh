@@ -3,6 +3,9 @@
 #   - `tripstream dev-broker` in its own process (or a real Kafka: KAFKA_BOOTSTRAP=host:port),
 #   - Debian's kcat publishes geofences, trip commands and fixes,
 #   - `tripstream run` processes them and is killed with SIGKILL three times mid-stream, restarted,
+#   - three extra users (.ci/late_buffer.py) visit their trip destination while offline and send
+#     that buffer only after 40 newer live fixes and a restart: it must be folded at its place
+#     (entry, dwell, exit, arrival inside the offline window), never dead-lettered too_late,
 #   - a consumer built on Sarama (Go, read_committed, protocol 0.11) reads the events,
 #   - the events, upserted by _id, must equal `tripstream replay` over the same inputs, every
 #     repeated _id must be an identical re-publication, and every event must validate.
@@ -36,14 +39,20 @@ GOPATH=/usr/share/gocode GO111MODULE=off go build -o "$work/sarama-consumer" ./.
     || { cat "$work/go.log" >&2; exit 1; }
 
 echo "-- simulating a fleet and publishing it with kcat" >&2
-# Small enough for the mock's ~5 MiB per partition (it drops older records beyond that).
-"$tripstream" simulate --users 40 --geofences 80 --duration 20m --offline-chance 0.01 --duplicate-chance 0.01 \
+# Small enough for the mock's ~5 MiB per partition (it drops older records beyond that); an hour
+# of event time, for the late buffers' 41 minutes.
+"$tripstream" simulate --users 20 --geofences 80 --duration 60m --offline-chance 0.01 --duplicate-chance 0.01 \
     --seed 3 --out "$work/in" >&2
+# The late users' geofences, trip starts and fixes join the inputs; the offline buffers are the
+# fixes file's last lines, published after everything else (and after the last restart).
+buffered=$(python3 .ci/late_buffer.py generate --inputs "$work/in" --manifest "$work/late.json")
 # kcat lines: key<TAB>value, the key being tag/externalId for geofences and userId otherwise.
 python3 .ci/keyed.py geofence <"$work/in/geofences.ndjson" >"$work/geofences.kv"
 python3 .ci/keyed.py user <"$work/in/commands.ndjson" >"$work/commands.kv"
 python3 .ci/keyed.py user <"$work/in/fixes.ndjson" >"$work/fixes.kv"
-split -n l/4 -d "$work/fixes.kv" "$work/fixes.part."
+head -n "-$buffered" "$work/fixes.kv" >"$work/fixes.live"
+tail -n "$buffered" "$work/fixes.kv" >"$work/fixes.late"
+split -n l/4 -d "$work/fixes.live" "$work/fixes.part."
 publish() { kcat -P -b "$brokers" -t "$1" -K $'\t' -z lz4 <"$2"; }
 publish tripstream.geofences "$work/geofences.kv"
 publish tripstream.trip-commands "$work/commands.kv"
@@ -72,6 +81,8 @@ for part in "$work"/fixes.part.*; do
     kills=$((kills + 1))
     start_run
 done
+echo "-- publishing the late users' offline buffers ($buffered fixes) to the restarted service" >&2
+publish tripstream.locations "$work/fixes.late"
 
 echo "-- waiting for the service to catch up" >&2
 total=$(( $(wc -l <"$work/fixes.kv") ))
@@ -91,6 +102,15 @@ cat "$work/sarama.log" >&2
 grep -h "warning" "$work/run.log" >&2 || true
 
 echo "-- the same inputs through tripstream replay, partition by partition" >&2
+failed=0
 python3 .ci/compare_events.py --tripstream "$tripstream" --inputs "$work/in" --partitions "$partitions" \
-    --events "$work/events.sarama.ndjson" --work "$work/replay" --kills "$kills"
+    --events "$work/events.sarama.ndjson" --work "$work/replay" --kills "$kills" || failed=1
+
+echo "-- the late offline buffers: placed in event time, not dead-lettered" >&2
+kcat -C -b "$brokers" -t tripstream.locations -o beginning -e -q -f '%p\t%o\t%s\n' >"$work/locations.topic"
+kcat -C -b "$brokers" -t tripstream.dead-letters -o beginning -e -q -X isolation.level=read_committed -f '%s\n' \
+    >"$work/dead-letters.topic"
+python3 .ci/late_buffer.py check --manifest "$work/late.json" --partitions "$partitions" --replay "$work/replay" \
+    --locations "$work/locations.topic" --dead-letters "$work/dead-letters.topic" || failed=1
+[ "$failed" = 0 ] || { echo "kafka check FAILED" >&2; exit 1; }
 echo "kafka check passed" >&2

@@ -111,6 +111,7 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
                 case .geofence: break
                 }
             }
+            fold.settle(geofences: table, processingTime: fold.streamTime, events: &published)
         }
         return Self.upserted(published)
     }

@@ -81,9 +81,9 @@ extension StreamRuntime {
         try ReplayJob.makeDirectory(snapshotDirectory)
         let history = try RocksHistoryStore(directory: historyDirectory(partition), fresh: snapshot == nil,
                                             recordsChanges: true)
-        var checkpoint = snapshot?.checkpoint
-        var latest: [String: UserTimeline.Parts] = [:]
-        for parts in snapshot?.timelines ?? [] { latest[parts.userId] = parts }
+        var closeHistory = true
+        defer { if closeHistory { history.close() } }  // a failed restore lets go of the store (RocksDB locks it)
+        var restore = PartitionRestore(snapshot: snapshot, history: history)
 
         var readerConfiguration = options.kafka
         readerConfiguration["group.id"] = options.group + "-restore"
@@ -96,28 +96,13 @@ extension StreamRuntime {
             log("warning: changelog of partition \(partition) starts at \(marks.low), after the snapshot (\(start))")
             start = marks.low
         }
-        var records = 0
-        var segments = 0
         if start < marks.high {
             try reader.assign([(changelog, .offset(start))])
             var position = start
             let deadline = WallClock.monotonic() + 300
             while position < marks.high, WallClock.monotonic() < deadline {
                 for record in try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200)) {
-                    records += 1
-                    guard let key = record.key else { continue }
-                    if RocksHistoryStore.isSegmentKey(key) {
-                        history.restore(changelogKey: key, value: record.value)
-                        segments += 1
-                        continue
-                    }
-                    guard let value = record.value else { continue }
-                    if key == PartitionCheckpoint.key {
-                        checkpoint = try PartitionCheckpoint(bytes: value)
-                    } else {
-                        let parts = try TimelineCodec.decode(value)
-                        latest[parts.userId] = parts
-                    }
+                    try restore.apply(key: record.key, value: record.value)
                 }
                 position = try reader.positions([changelog])[changelog] ?? position
             }
@@ -125,21 +110,17 @@ extension StreamRuntime {
                 throw ReplayError("restoring partition \(partition): changelog stuck at \(position) of \(marks.high)")
             }
         }
-        try history.commit()
-        if let failure = history.takeFailure() { throw ReplayError("restoring partition \(partition): \(failure)") }
-        var owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: checkpoint,
+        var owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: restore.checkpoint,
                                    history: history)
-        for userId in latest.keys.sorted() {
-            owner.processor.fold.restore(latest[userId]!, geofences: geofenceFeed.table)
-        }
-        _ = owner.processor.fold.takeTouchedTimelines()  // restored, not changed
-        let restored = records
+        try restore.install(into: &owner.processor.fold, geofences: geofenceFeed.table)
+        closeHistory = false
+        let restored = restore.records
         let seconds = WallClock.monotonic() - started
         metrics.update {
             $0.restoredRecords += restored
             $0.restoreSeconds += seconds
         }
-        log("restored partition \(partition): \(latest.count) users, \(records) changelog records (\(segments) history segments) in \(String(Int(seconds * 1000))) ms"
+        log("restored partition \(partition): \(restore.users) users, \(restore.records) changelog records (\(restore.segments) history segments) in \(String(Int(seconds * 1000))) ms"
             + (snapshot != nil ? " (from a snapshot)" : ""))
         return owner
     }

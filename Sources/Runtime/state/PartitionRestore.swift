@@ -1,0 +1,49 @@
+import Domain
+
+/// Rebuilds a partition's state from a local snapshot and the state-changelog records after it:
+/// users' timelines (the latest record of each wins), history segments (written to the local
+/// store), and the partition checkpoint. The Kafka runtime feeds it the changelog; the bench feeds
+/// it records from memory to time the restore itself.
+public struct PartitionRestore {
+    public private(set) var checkpoint: PartitionCheckpoint?
+    public private(set) var records = 0
+    public private(set) var segments = 0
+    private var latest: [String: UserTimeline.Parts] = [:]
+    public let history: RocksHistoryStore
+
+    public init(snapshot: PartitionSnapshot?, history: RocksHistoryStore) {
+        self.history = history
+        checkpoint = snapshot?.checkpoint
+        latest.reserveCapacity(snapshot?.timelines.count ?? 0)
+        for parts in snapshot?.timelines ?? [] { latest[parts.userId] = parts }
+    }
+
+    public var users: Int { latest.count }
+
+    /// Applies one changelog record (a null value deletes a history segment).
+    public mutating func apply(key: [UInt8]?, value: [UInt8]?) throws {
+        records += 1
+        guard let key else { return }
+        if RocksHistoryStore.isSegmentKey(key) {
+            history.restore(changelogKey: key, value: value)
+            segments += 1
+            return
+        }
+        guard let value else { return }
+        if key == PartitionCheckpoint.key {
+            checkpoint = try PartitionCheckpoint(bytes: value)
+        } else {
+            let parts = try TimelineCodec.decode(value)
+            latest[parts.userId] = parts
+        }
+    }
+
+    /// Installs the restored users into `fold` (in userId order, so slots do not depend on the
+    /// changelog's order) and makes the history store durable as of the changelog read.
+    public func install(into fold: inout PartitionFold, geofences: GeofenceTable) throws {
+        try history.commit()
+        if let failure = history.takeFailure() { throw ReplayError(failure) }
+        for userId in latest.keys.sorted() { fold.restore(latest[userId]!, geofences: geofences) }
+        _ = fold.takeTouchedTimelines()  // restored, not changed
+    }
+}
