@@ -2,10 +2,12 @@
 # Exactly-once across processes, with independent peers:
 #   - `tripstream dev-broker` in its own process (or a real Kafka: KAFKA_BOOTSTRAP=host:port),
 #   - Debian's kcat publishes geofences, trip commands and fixes,
-#   - `tripstream run` processes them and is killed with SIGKILL three times mid-stream, restarted,
+#   - `tripstream run` processes them and is killed with SIGKILL four times mid-stream (each time
+#     once it has folded fixes and committed), restarted, and once more when it has caught up,
 #   - three extra users (.ci/late_buffer.py) visit their trip destination while offline and send
-#     that buffer only after 40 newer live fixes and a restart: it must be folded at its place
-#     (entry, dwell, exit, arrival inside the offline window), never dead-lettered too_late,
+#     that buffer only after 40 newer live fixes, to the last process, which has to restore them:
+#     it must be folded at its place (entry, dwell, exit and arrival inside the offline window),
+#     never dead-lettered too_late,
 #   - a consumer built on Sarama (Go, read_committed, protocol 0.11) reads the events,
 #   - the events, upserted by _id, must equal `tripstream replay` over the same inputs, every
 #     repeated _id must be an identical re-publication, and every event must validate.
@@ -61,11 +63,38 @@ state="$work/state"
 # A killed member holds its partitions until its session times out: keep that short here.
 printf 'session.timeout.ms=6000\nheartbeat.interval.ms=500\n' >"$work/client.properties"
 start_run() {
+    echo "== tripstream run #$((kills + 1))" >>"$work/run.log"
     "$tripstream" run --brokers "$brokers" --kafka-config "$work/client.properties" --group ci-check \
         --state-dir "$state" --instance-id ci --metrics-port 19464 --snapshot-interval 2s >>"$work/run.log" 2>&1 &
     run_pid=$!
     pids+=($run_pid)
 }
+# The sum of a metric's samples (a name, or a name with its labels) on the running service; -1 if none.
+metric() {
+    { curl -s "http://127.0.0.1:19464/metrics" 2>/dev/null || true; } \
+        | awk -v name="$1" 'index($0, name) == 1 {sum += $NF; n++} END {print (n ? sum : -1)}'
+}
+# Waits (up to 60 s) until `metric NAME` satisfies an awk condition on v, e.g. wait_for consumed 'v > 0'.
+wait_for() {
+    local v
+    for _ in $(seq 300); do
+        v=$(metric "$1")
+        awk -v v="$v" "BEGIN {exit !($2)}" && return 0
+        sleep 0.2
+    done
+    echo "tripstream run (pid $run_pid): $1 still $v after 60 s, wanted $2" >&2
+    grep -v CONFWARN "$work/run.log" | tail -20 >&2
+    exit 1
+}
+sigkill_restart() {
+    echo "-- SIGKILL tripstream run (pid $run_pid) $1, then restart" >&2
+    kill -9 "$run_pid"
+    wait "$run_pid" 2>/dev/null || true
+    kills=$((kills + 1))
+    start_run
+}
+consumed='tripstream_records_consumed_total{topic="tripstream.locations"}'
+committed='tripstream_transactions_total{result="committed"}'
 kills=0
 start_run
 # Read while the service runs: a notification service streams, and the mock keeps only ~5 MiB.
@@ -74,25 +103,27 @@ start_run
 sarama_pid=$!
 for part in "$work"/fixes.part.*; do
     publish tripstream.locations "$part"
-    sleep 4
-    echo "-- SIGKILL tripstream run (pid $run_pid) mid-stream, then restart" >&2
-    kill -9 "$run_pid"
-    wait "$run_pid" 2>/dev/null || true
-    kills=$((kills + 1))
-    start_run
+    # A restarted member gets partitions only once the killed one's session has timed out: kill
+    # each instance once it has folded fixes and committed a transaction, not before it joined.
+    wait_for "$consumed" 'v > 0'
+    wait_for "$committed" 'v > 0'
+    sigkill_restart "mid-stream"
 done
+# The late buffers go to a process that has not seen their users' live fixes: it restores them.
+wait_for tripstream_owned_partitions "v == $partitions"
+wait_for tripstream_consumer_lag 'v == 0'
+sleep 1  # the last transaction's commit (--commit-interval 100ms)
+sigkill_restart "caught up (before the late buffers)"
 echo "-- publishing the late users' offline buffers ($buffered fixes) to the restarted service" >&2
 publish tripstream.locations "$work/fixes.late"
 
 echo "-- waiting for the service to catch up" >&2
-total=$(( $(wc -l <"$work/fixes.kv") ))
 for _ in $(seq 180); do
     sleep 1
-    metrics=$(curl -s "http://127.0.0.1:19464/metrics" || true)
-    lag=$(echo "$metrics" | awk '/^tripstream_consumer_lag/ {sum += $2; n++} END {if (n == 0) print -1; else print sum}')
-    [ "$lag" = "0" ] && break
+    [ "$(metric tripstream_owned_partitions)" = "$partitions" ] && [ "$(metric tripstream_consumer_lag)" = "0" ] && break
 done
 sleep 3
+curl -s "http://127.0.0.1:19464/metrics" >"$work/metrics.last"
 kill -TERM "$run_pid"
 wait "$run_pid" || { echo "tripstream run did not exit 0 on SIGTERM" >&2; tail -20 "$work/run.log" >&2; exit 1; }
 
@@ -111,6 +142,7 @@ kcat -C -b "$brokers" -t tripstream.locations -o beginning -e -q -f '%p\t%o\t%s\
 kcat -C -b "$brokers" -t tripstream.dead-letters -o beginning -e -q -X isolation.level=read_committed -f '%s\n' \
     >"$work/dead-letters.topic"
 python3 .ci/late_buffer.py check --manifest "$work/late.json" --partitions "$partitions" --replay "$work/replay" \
-    --locations "$work/locations.topic" --dead-letters "$work/dead-letters.topic" || failed=1
+    --locations "$work/locations.topic" --dead-letters "$work/dead-letters.topic" \
+    --run-log "$work/run.log" --metrics "$work/metrics.last" || failed=1
 [ "$failed" = 0 ] || { echo "kafka check FAILED" >&2; exit 1; }
 echo "kafka check passed" >&2

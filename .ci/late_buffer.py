@@ -15,7 +15,10 @@ their trip destination (entry, dwell, exit) is only in a buffer published long a
       replay (DIR/p*/out/dead-letters.ndjson) or on the topic (FILE, one value per line, read
       read_committed); and the locations topic (FILE, `partition<TAB>offset<TAB>value` lines) holds
       each partition's fixes in the order of DIR/p*/fixes.ndjson, each buffer after >= 40 newer
-      live fixes of its user.
+      live fixes of its user. And the process that got the buffers (the last section of
+      --run-log, its metrics in --metrics) folded no fix but them, every live fix having been
+      folded and committed by earlier, killed processes: it restored the late users' partitions
+      with users in them, dead-lettered nothing and rewound.
 """
 import argparse
 import datetime as dt
@@ -23,6 +26,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import zlib
 
@@ -218,6 +222,35 @@ def check(args) -> int:
             replay_letters += [json.loads(line) for line in f if line.strip()]
     late_dead_letters(replay_letters, "replay dead-letters.ndjson")
 
+    # 2b. Across processes: the last process restored what earlier ones folded, and was handed
+    #     nothing but the buffers.
+    metrics = {}
+    with open(args.metrics) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                metrics[name] = float(value)
+    consumed = metrics.get('tripstream_records_consumed_total{topic="tripstream.locations"}', -1)
+    if consumed != manifest["buffered"]:
+        failures.append(f"the process that got the buffers folded {consumed:.0f} fixes, not just the "
+                        f"{manifest['buffered']} buffered ones")
+    letters = {name: v for name, v in metrics.items() if name.startswith("tripstream_dead_letters_total") and v}
+    if letters:
+        failures.append(f"the process that got the buffers dead-lettered: {letters}")
+    rewinds = metrics.get("tripstream_rewinds_total", 0)
+    if rewinds < 1:
+        failures.append("the process that got the buffers rewound nothing (tripstream_rewinds_total 0)")
+    with open(args.run_log) as f:
+        last = f.read().rsplit("== tripstream run #", 1)[-1]
+    restored = {int(m.group(1)): (int(m.group(2)), int(m.group(3)), int(m.group(4))) for m in
+                re.finditer(r"restored partition (\d+): (\d+) users, (\d+) changelog records \((\d+) history segments\)", last)}
+    for p in sorted({partition_of(user, args.partitions) for user in users}):
+        if restored.get(p, (0,))[0] == 0:
+            failures.append(f"the process that got the buffers restored no users in partition {p} "
+                            f"(of {', '.join(u for u in users if partition_of(u, args.partitions) == p)}): {restored.get(p)}")
+    restore_summary = ", ".join(f"p{p} {u} users/{r} changelog records/{g} segments"
+                                for p, (u, r, g) in sorted(restored.items()))
+
     # 3. Entry, dwell, exit and arrival at the late user's geofence, placed inside the offline window.
     def placed(events, source):
         for user, spec in users.items():
@@ -259,7 +292,8 @@ def check(args) -> int:
     if failures:
         return 1
     print(f"late buffers: {len(users)} users, {manifest['buffered']} buffered fixes placed after >= {MIN_NEWER_LIVE} "
-          f"newer live fixes each, no dead letters, entries/dwells/exits/arrivals present", file=sys.stderr)
+          f"newer live fixes each, by a restarted process that folded only them ({rewinds:.0f} rewinds; restored "
+          f"{restore_summary}), no dead letters, entries/dwells/exits/arrivals present", file=sys.stderr)
     return 0
 
 
@@ -275,6 +309,8 @@ def main() -> int:
     c.add_argument("--replay", required=True)
     c.add_argument("--locations", required=True)
     c.add_argument("--dead-letters", required=True)
+    c.add_argument("--run-log", required=True)
+    c.add_argument("--metrics", required=True)
     args = ap.parse_args()
     return generate(args) if args.command == "generate" else check(args)
 

@@ -28,12 +28,23 @@ enum BenchCommand {
             .repeatable("stage", valueName: "name",
                         help: "Only these stages (jsondecoder, decode, fold, encode, replay-path); default all."),
             .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
+            .flag("history", help: "Only measure what the replay horizon costs: memory and disk per user, a late "
+                + "buffer's refold, restore time."),
+            .value("history-users", valueName: "count", help: "Users of the --history measurement.", default: "20000"),
+            .value("history-minutes", valueName: "count", help: "Minutes of 15 s fixes each of them holds.",
+                   default: "60"),
         ])
 
     static func run(_ parsed: ParsedArguments) throws {
         #if DEBUG
         Terminal.error("warning: debug build; measure with `swift build -c release`")
         #endif
+        if try parsed.bool("history") {
+            let bench = HistoryBench(users: try parsed.int("history-users"), minutes: try parsed.int("history-minutes"),
+                                     workDirectory: try parsed.string("work-dir") + "/history")
+            try bench.run()
+            return
+        }
         var settings = SimulationSettings()
         settings.users = try parsed.int("users")
         settings.geofences = try parsed.int("geofences")

@@ -47,5 +47,11 @@ extension String {
         self = "\(tenths / 10).\(Swift.abs(tenths % 10))"
     }
 
+    init(format2 value: Double) {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = Swift.abs(hundredths % 100)
+        self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
     func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

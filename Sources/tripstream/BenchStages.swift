@@ -83,7 +83,11 @@ struct BenchStages {
 
     /// Folds every input in arrival order; returns the fold and the events it produced.
     func fold(keepEvents: Bool = false) -> (fixes: Int, events: [Event], fold: PartitionFold) {
-        var fold = PartitionFold(settings: FoldSettings())
+        // History beyond each user's tail goes to RocksDB, as in the service and replay; committed
+        // every 10,000 fixes as the service does per transaction.
+        try? ReplayJob.makeDirectory(workDirectory)
+        let history = try! RocksHistoryStore(directory: workDirectory + "/fold-history", fresh: true, recordsChanges: false)
+        var fold = PartitionFold(settings: FoldSettings(), history: history)
         var events: [Event] = []
         var kept: [Event] = []
         var nextCommand = 0
@@ -95,9 +99,16 @@ struct BenchStages {
                 nextCommand += 1
             }
             _ = fold.process(fix, geofences: table, processingTime: max(fold.streamTime, fix.createdAt), events: &events)
+            if index % 10_000 == 9_999 {
+                fold.settle(geofences: table, processingTime: fold.streamTime, events: &events)
+                try! history.commit()
+            }
             if keepEvents { kept.append(contentsOf: events) }
             events.removeAll(keepingCapacity: true)
         }
+        fold.settle(geofences: table, processingTime: fold.streamTime, events: &events)
+        if keepEvents { kept.append(contentsOf: events) }
+        try! history.commit()
         return (fixes.count, kept, fold)
     }
 
@@ -164,6 +175,7 @@ struct BenchStages {
         let after = tripstream_heap_in_use()
         let users = result.fold.userCount
         withExtendedLifetime(result.fold) {}
+        (result.fold.history as? RocksHistoryStore)?.close()
         return ((Int(after) - Int(before)) / max(users, 1), users)
     }
 }
