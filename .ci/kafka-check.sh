@@ -5,9 +5,9 @@
 #   - `tripstream run` processes them and is killed with SIGKILL four times mid-stream (each time
 #     once it has folded fixes and committed), restarted, and once more when it has caught up,
 #   - three extra users (.ci/late_buffer.py) visit their trip destination while offline and send
-#     that buffer only after 40 newer live fixes, to the last process, which has to restore them:
-#     it must be folded at its place (entry, dwell, exit and arrival inside the offline window),
-#     never dead-lettered too_late,
+#     that buffer only after 40 newer live fixes, to a last process with an empty state directory,
+#     which restores their history from the changelog: the buffer must be folded at its place
+#     (entry, dwell, exit and arrival inside the offline window), never dead-lettered too_late,
 #   - a consumer built on Sarama (Go, read_committed, protocol 0.11) reads the events,
 #   - the events, upserted by _id, must equal `tripstream replay` over the same inputs, every
 #     repeated _id must be an identical re-publication, and every event must validate.
@@ -62,10 +62,10 @@ publish tripstream.trip-commands "$work/commands.kv"
 state="$work/state"
 # A killed member holds its partitions until its session times out: keep that short here.
 printf 'session.timeout.ms=6000\nheartbeat.interval.ms=500\n' >"$work/client.properties"
-start_run() {
+start_run() {  # [state dir]
     echo "== tripstream run #$((kills + 1))" >>"$work/run.log"
     "$tripstream" run --brokers "$brokers" --kafka-config "$work/client.properties" --group ci-check \
-        --state-dir "$state" --instance-id ci --metrics-port 19464 --snapshot-interval 2s >>"$work/run.log" 2>&1 &
+        --state-dir "${1:-$state}" --instance-id ci --metrics-port 19464 --snapshot-interval 2s >>"$work/run.log" 2>&1 &
     run_pid=$!
     pids+=($run_pid)
 }
@@ -86,12 +86,12 @@ wait_for() {
     grep -v CONFWARN "$work/run.log" | tail -20 >&2
     exit 1
 }
-sigkill_restart() {
+sigkill_restart() {  # why [state dir of the next]
     echo "-- SIGKILL tripstream run (pid $run_pid) $1, then restart" >&2
     kill -9 "$run_pid"
     wait "$run_pid" 2>/dev/null || true
     kills=$((kills + 1))
-    start_run
+    start_run "${2:-}"
 }
 consumed='tripstream_records_consumed_total{topic="tripstream.locations"}'
 committed='tripstream_transactions_total{result="committed"}'
@@ -109,11 +109,16 @@ for part in "$work"/fixes.part.*; do
     wait_for "$committed" 'v > 0'
     sigkill_restart "mid-stream"
 done
-# The late buffers go to a process that has not seen their users' live fixes: it restores them.
+# The late buffers go to a process that has not seen their users' live fixes, with an empty state
+# directory (another machine): it restores their history from the state changelog.
 wait_for tripstream_owned_partitions "v == $partitions"
 wait_for tripstream_consumer_lag 'v == 0'
-sleep 1  # the last transaction's commit (--commit-interval 100ms)
-sigkill_restart "caught up (before the late buffers)"
+# Every input folded is committed once the commit-latency histogram has counted it.
+for _ in $(seq 100); do
+    [ "$(metric tripstream_input_to_commit_seconds_count)" -ge "$(metric tripstream_records_consumed_total)" ] && break
+    sleep 0.2
+done
+sigkill_restart "caught up (before the late buffers)" "$work/state.fresh"
 echo "-- publishing the late users' offline buffers ($buffered fixes) to the restarted service" >&2
 publish tripstream.locations "$work/fixes.late"
 

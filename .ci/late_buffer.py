@@ -18,7 +18,7 @@ their trip destination (entry, dwell, exit) is only in a buffer published long a
       live fixes of its user. And the process that got the buffers (the last section of
       --run-log, its metrics in --metrics) folded no fix but them, every live fix having been
       folded and committed by earlier, killed processes: it restored the late users' partitions
-      with users in them, dead-lettered nothing and rewound.
+      from the state changelog (no snapshot), with users in them, dead-lettered nothing and rewound.
 """
 import argparse
 import datetime as dt
@@ -240,14 +240,31 @@ def check(args) -> int:
     rewinds = metrics.get("tripstream_rewinds_total", 0)
     if rewinds < 1:
         failures.append("the process that got the buffers rewound nothing (tripstream_rewinds_total 0)")
+    # Services that count them: every buffered fix placed by a refold, no history segment skipped.
+    late_inputs = metrics.get("tripstream_late_inputs_total")
+    if late_inputs is not None and late_inputs != manifest["buffered"]:
+        failures.append(f"the process that got the buffers placed {late_inputs:.0f} late inputs by refolds, "
+                        f"not the {manifest['buffered']} buffered fixes")
+    if metrics.get("tripstream_corrupt_history_segments_total", 0):
+        failures.append(f"the process that got the buffers skipped "
+                        f"{metrics['tripstream_corrupt_history_segments_total']:.0f} unreadable history segments")
     with open(args.run_log) as f:
         last = f.read().rsplit("== tripstream run #", 1)[-1]
-    restored = {int(m.group(1)): (int(m.group(2)), int(m.group(3)), int(m.group(4))) for m in
-                re.finditer(r"restored partition (\d+): (\d+) users, (\d+) changelog records \((\d+) history segments\)", last)}
+    restored, snapshots = {}, set()
+    for m in re.finditer(r"restored partition (\d+): (\d+) users, (\d+) changelog records \((\d+) history segments\)"
+                         r"[^\n]*?( \(from a snapshot\))?$", last, re.M):
+        restored[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+        if m.group(5):
+            snapshots.add(int(m.group(1)))
     for p in sorted({partition_of(user, args.partitions) for user in users}):
-        if restored.get(p, (0,))[0] == 0:
-            failures.append(f"the process that got the buffers restored no users in partition {p} "
-                            f"(of {', '.join(u for u in users if partition_of(u, args.partitions) == p)}): {restored.get(p)}")
+        users_restored, records_restored, _ = restored.get(p, (0, 0, 0))
+        if p in snapshots:
+            failures.append(f"the process that got the buffers restored partition {p} from a local snapshot, "
+                            f"not from the changelog alone")
+        if users_restored == 0 or records_restored == 0:
+            failures.append(f"the process that got the buffers restored {users_restored} users from {records_restored} "
+                            f"changelog records in partition {p} (of "
+                            f"{', '.join(u for u in users if partition_of(u, args.partitions) == p)})")
     restore_summary = ", ".join(f"p{p} {u} users/{r} changelog records/{g} segments"
                                 for p, (u, r, g) in sorted(restored.items()))
 
@@ -292,7 +309,8 @@ def check(args) -> int:
     if failures:
         return 1
     print(f"late buffers: {len(users)} users, {manifest['buffered']} buffered fixes placed after >= {MIN_NEWER_LIVE} "
-          f"newer live fixes each, by a restarted process that folded only them ({rewinds:.0f} rewinds; restored "
+          f"newer live fixes each, by a restarted process that folded only them ({rewinds:.0f} rewinds"
+          f"{'' if late_inputs is None else f', {late_inputs:.0f} late inputs'}; restored "
           f"{restore_summary}), no dead letters, entries/dwells/exits/arrivals present", file=sys.stderr)
     return 0
 

@@ -34,14 +34,20 @@ struct HistoryBench {
     // MARK: - Memory and disk
 
     /// Folds every user's hour in time order, committing the store as the runtime does per
-    /// transaction; returns the changelog the run would have written (compacted: the latest record
-    /// per key), the hot parts, and how many inputs went to the store.
+    /// transaction, and measures memory and disk; then folds it again keeping the changelog the run
+    /// would have written (compacted: the latest record per key) for the restore measurement.
     func memoryAndDisk() throws -> (changelog: [(key: [UInt8], value: [UInt8]?)], hot: [UserTimeline.Parts], storedInputs: Int) {
-        let directory = workDirectory + "/history-memory"
+        _ = try fold(directory: workDirectory + "/history-memory", measure: true)
+        return try fold(directory: workDirectory + "/history-local", measure: false)
+    }
+
+    func fold(directory: String, measure: Bool) throws
+        -> (changelog: [(key: [UInt8], value: [UInt8]?)], hot: [UserTimeline.Parts], storedInputs: Int)
+    {
         let userIds = (0..<users).map { "driver-\($0)" }
         let rssBefore = Self.residentBytes()
         let heapBefore = tripstream_heap_in_use()
-        let store = try RocksHistoryStore(directory: directory, fresh: true, recordsChanges: true)
+        let store = try RocksHistoryStore(directory: directory, fresh: true, recordsChanges: !measure)
         var fold = PartitionFold(settings: FoldSettings(), history: store)
         let table = GeofenceTable()
         var events: [Event] = []
@@ -67,6 +73,17 @@ struct HistoryBench {
         let storedInputs = users * steps - hotInputs
         let segments = timelines.reduce(0) { $0 + $1.storedSegmentCount }
         try store.synchronize()
+        guard measure else {
+            var hot: [UserTimeline.Parts] = []
+            hot.reserveCapacity(users)
+            for timeline in fold.takeTouchedTimelines() {
+                hot.append(timeline.parts)
+                changelog[Array(timeline.userId.utf8)] = TimelineCodec.encode(timeline.parts)
+            }
+            store.close()
+            return (changelog.map { ($0.key, $0.value) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }, hot,
+                    storedInputs)
+        }
         try store.database.compactAll()
         let sst = Int(store.database.property("rocksdb.total-sst-files-size") ?? "0") ?? 0
         let onDisk = Self.directoryBytes(directory)
@@ -74,15 +91,9 @@ struct HistoryBench {
         Terminal.output("  memory        \((rssAfter - rssBefore) / users) B resident growth per user (RSS, everything: hot state, RocksDB buffers and cache); heap \((Int(heapAfter) - Int(heapBefore)) / users) B per user")
         Terminal.output("  hot inputs    \(String(format1: Double(hotInputs) / Double(users))) per user on the heap; \(storedInputs.grouped) inputs in \(segments.grouped) stored segments")
         Terminal.output("  disk          \(String(format1: Double(sst) / Double(max(storedInputs, 1)))) B per stored input in SST files after compaction (\(String(format1: Double(onDisk) / Double(max(storedInputs, 1)))) B with logs and metadata, \(onDisk / 1_000_000) MB)")
-        var hot: [UserTimeline.Parts] = []
-        hot.reserveCapacity(users)
-        for timeline in fold.takeTouchedTimelines() {
-            hot.append(timeline.parts)
-            changelog[Array(timeline.userId.utf8)] = TimelineCodec.encode(timeline.parts)
-        }
         withExtendedLifetime(fold) {}
         store.close()
-        return (changelog.map { ($0.key, $0.value) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }, hot, storedInputs)
+        return ([], [], storedInputs)
     }
 
     // MARK: - A late buffer
@@ -155,7 +166,7 @@ struct HistoryBench {
                                          timelines: hotParts)
         try snapshot.write(directory: workDirectory)
         started = Terminal.monotonicSeconds()
-        let local = try RocksHistoryStore(directory: workDirectory + "/history-memory", fresh: false, recordsChanges: true)
+        let local = try RocksHistoryStore(directory: workDirectory + "/history-local", fresh: false, recordsChanges: true)
         let read = try PartitionSnapshot.read(directory: workDirectory, partition: 0)
         let fromSnapshot = PartitionRestore(snapshot: read, history: local)
         var localFold = PartitionFold(settings: FoldSettings(), history: local)

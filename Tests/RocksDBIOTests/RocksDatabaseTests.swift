@@ -54,6 +54,9 @@ import Testing
         pending.delete(Self.bytes("k2"))
         pending.put(Self.bytes("k3"), Self.bytes("new"))
         #expect(try Self.entries(db, from: "k", below: "l", overlay: pending) == ["k1=new", "k3=new"])
+        // Backing up through the overlay: the last key at or before k25 is k1 (k2 is deleted there).
+        #expect(try Self.entries(db, from: "k", below: "l", backingUpTo: "k25", overlay: pending) == ["k1=new", "k3=new"])
+        #expect(try Self.entries(db, from: "k", below: "l", backingUpTo: "k35", overlay: pending) == ["k3=new"])
         #expect(try Self.entries(db, from: "k", below: "l") == ["k1=old", "k2=old"])
         pending.clear()
         #expect(try Self.entries(db, from: "k", below: "l", overlay: pending) == ["k1=old", "k2=old"])

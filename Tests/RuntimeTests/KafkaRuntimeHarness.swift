@@ -2,6 +2,7 @@ import Codec
 import Domain
 import Foundation
 import KafkaIO
+import LZ4IO
 import Runtime
 import Simulation
 import Synchronization
@@ -114,6 +115,51 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
             fold.settle(geofences: table, processingTime: fold.streamTime, events: &published)
         }
         return Self.upserted(published)
+    }
+
+    /// The events `tripstream replay` writes for the same records, partition by partition: each
+    /// partition's fixes and commands as files in the order they were published.
+    func replayedEvents() throws -> [Event] {
+        let directory = stateRoot + "/replay"
+        try ReplayJob.makeDirectory(directory)
+        func write(_ path: String, _ lines: [[UInt8]]) throws {
+            let writer = try FileWriter(path: path)
+            for line in lines {
+                try writer.write(line)
+                try writer.write(byte: UInt8(ascii: "\n"))
+            }
+            try writer.close()
+        }
+        try write(directory + "/geofences.ndjson", geofences.map { g in
+            var line: [UInt8] = []
+            InputRecordEncoder.encode(g, into: &line)
+            return line
+        })
+        var events: [Event] = []
+        for partition in fixes.keys.sorted() {
+            var fixLines: [[UInt8]] = [], commandLines: [[UInt8]] = []
+            for record in fixes[partition]! {
+                var line: [UInt8] = []
+                switch record {
+                case let .fix(f):
+                    InputRecordEncoder.encode(f, into: &line)
+                    fixLines.append(line)
+                case let .command(c):
+                    InputRecordEncoder.encode(c, into: &line)
+                    commandLines.append(line)
+                case .geofence: break
+                }
+            }
+            try write(directory + "/fixes-\(partition).ndjson", fixLines)
+            try write(directory + "/commands-\(partition).ndjson", commandLines)
+            let out = directory + "/out-\(partition)"
+            _ = try ReplayJob.run(ReplayOptions(
+                geofencesPath: directory + "/geofences.ndjson", commandsPath: directory + "/commands-\(partition).ndjson",
+                fixesPath: directory + "/fixes-\(partition).ndjson", outputDirectory: out, settings: FoldSettings()))
+            let text = try String(contentsOfFile: out + "/events.ndjson", encoding: .utf8)
+            for line in text.split(separator: "\n") { events.append(try EventDecoder.decode(Array(line.utf8)).event) }
+        }
+        return events
     }
 
     static func comparable(_ event: Event) -> String {

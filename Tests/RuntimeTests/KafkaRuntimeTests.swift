@@ -34,7 +34,14 @@ struct KafkaRuntimeTests {
         let values = runtime.metrics.snapshot
         #expect(values.transactionsCommitted > 0)
         #expect(values.fold.rewinds > 0, "the fleet replays offline buffers")
-        assertMatchesFold(harness, try harness.readEvents(), "single instance")
+        let events = try harness.readEvents()
+        assertMatchesFold(harness, events, "single instance")
+        // `tripstream replay` over the same records gives the same upserted events as `run`.
+        let replayed = KafkaRuntimeHarness.upserted(try harness.replayedEvents())
+        let run = KafkaRuntimeHarness.upserted(events)
+        #expect(replayed.count > 200)
+        let mismatched = run.keys.filter { replayed[$0] != run[$0] }.count + replayed.keys.filter { run[$0] == nil }.count
+        #expect(mismatched == 0, "run and replay differ on \(mismatched) of \(run.count) events")
     }
 
     @Test func restartRestoresStateAndResumesWithoutLossOrDivergentRepeats() throws {

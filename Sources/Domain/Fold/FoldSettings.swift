@@ -44,8 +44,8 @@ public struct FoldSettings: Sendable, Equatable {
     public static let maximumReplayHorizon: UnixMillis = 30 * 24 * 3_600_000
     /// Inputs per history segment: the hot tail holds up to about this many, older inputs go to the
     /// history store in segments of this size, each with the state before it. Changes how history is
-    /// stored, never what the fold yields. Default: 16.
-    public var segmentInputs: Int = 16
+    /// stored, never what the fold yields. Default: 32.
+    public var segmentInputs: Int = 32
     /// Inputs newer than processing time by more than this are `future_timestamp`. Default: 15 min.
     public var maxClockSkew: UnixMillis = 900_000
 

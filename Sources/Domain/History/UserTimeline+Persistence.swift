@@ -32,7 +32,7 @@ extension UserTimeline {
     /// The persistent parts; queued inputs must be settled first.
     public var parts: Parts {
         assert(pending.isEmpty, "persisting a timeline with unsettled inputs")
-        return Parts(userId: userId, tailStart: tailStart, tail: tail, storedSegments: Int(storedSegments),
+        return Parts(userId: userId, tailStart: tailStart, tail: tail.decoded(), storedSegments: Int(storedSegments),
                      historyStart: historyStart, secondSegmentStart: secondSegmentStart, watermark: watermark,
                      lastTickTimer: lastTickTimer, newestTime: newestTime)
     }
@@ -41,7 +41,7 @@ extension UserTimeline {
     public init(parts: Parts, context: FoldContext) {
         self.init(userId: parts.userId)
         tailStart = parts.tailStart
-        tail = parts.tail
+        tail = TailLog(parts.tail)
         storedSegments = Int32(clamping: parts.storedSegments)
         historyStart = parts.historyStart
         secondSegmentStart = parts.secondSegmentStart

@@ -5,6 +5,8 @@ extension UserTimeline {
         /// Queued inputs placed in history.
         public var placed = 0
         public var duplicates = 0
+        /// Queued inputs dropped because their event time already had `maximumEqualTimes` inputs.
+        public var flooded = 0
         /// Inputs folded again (the old history) and folded anew (the corrected one).
         public var refolded = 0
         /// Outcomes of the placed inputs other than `.applied`.
@@ -32,17 +34,18 @@ extension UserTimeline {
         // The checkpoint: the tail's start, or the start of the stored segment the oldest queued input lands in.
         var loaded: [HistorySegment] = []
         var start = tailStart
-        if storedSegments > 0, tail.isEmpty || queued[0].time < tail[0].time {
+        if storedSegments > 0, tail.isEmpty || queued[0].time < tail.firstTime {
             loaded = store.segments(of: userId, from: queued[0].time)
             if let first = loaded.first { start = first.start }
         }
         var old: [TimelineInput] = []
         old.reserveCapacity(loaded.reduce(tail.count) { $0 + $1.inputs.count })
         for segment in loaded { old.append(contentsOf: segment.inputs) }
-        old.append(contentsOf: tail)
-        let (merged, fromQueue, duplicates) = Self.merge(old, queued)
+        old.append(contentsOf: tail.decoded())
+        let (merged, fromQueue, duplicates, flooded) = Self.merge(old, queued)
         settlement.duplicates = duplicates
-        settlement.placed = queued.count - duplicates
+        settlement.flooded = flooded
+        settlement.placed = queued.count - duplicates - flooded
 
         var quiet = context
         quiet.live = false
@@ -93,7 +96,7 @@ extension UserTimeline {
             store.replace(userId, removing: loaded.map(\.firstTime), adding: sealed)
             storedSegments += Int32(sealed.count - loaded.count)
         }
-        tail = chunk
+        tail = TailLog(chunk)
         tailStart = chunkStart
         tableVersion = version
         Self.publishDifferences(old: oldEvents, new: newEvents, republishUnchanged: republish, into: &events)
@@ -115,8 +118,9 @@ extension UserTimeline {
     /// Merges sorted queued inputs into sorted history, after every input ordered at or before each,
     /// dropping the ones already there (or queued twice).
     static func merge(_ history: [TimelineInput], _ queued: [TimelineInput])
-        -> (merged: [TimelineInput], fromQueue: [Bool], duplicates: Int)
+        -> (merged: [TimelineInput], fromQueue: [Bool], duplicates: Int, flooded: Int)
     {
+        var flooded = 0
         var merged: [TimelineInput] = []
         var fromQueue: [Bool] = []
         merged.reserveCapacity(history.count + queued.count)
@@ -131,18 +135,25 @@ extension UserTimeline {
             }
             // Equal times sit together: before the insertion point in `merged`, after it in `history`.
             var seen = false
+            var equal = 0
             var probe = merged.count
             while !seen, probe > 0, merged[probe - 1].time == input.time {
                 seen = merged[probe - 1].isDuplicate(of: input)
                 probe -= 1
+                equal += 1
             }
             probe = h
             while !seen, probe < history.count, history[probe].time == input.time {
                 seen = history[probe].isDuplicate(of: input)
                 probe += 1
+                equal += 1
             }
             if seen {
                 duplicates += 1
+                continue
+            }
+            if equal >= maximumEqualTimes {
+                flooded += 1
                 continue
             }
             merged.append(input)
@@ -153,7 +164,7 @@ extension UserTimeline {
             fromQueue.append(false)
             h += 1
         }
-        return (merged, fromQueue, duplicates)
+        return (merged, fromQueue, duplicates, flooded)
     }
 
     /// Appends what changed between two foldings of a history, matched by `_id`.

@@ -15,8 +15,8 @@ public struct UserTimeline: Sendable {
     public internal(set) var current: UserState
     /// The state before `tail[0]`: where a refold that stays within the tail starts.
     var tailStart: UserState
-    /// The newest inputs in event-time order, not sealed into a segment yet.
-    var tail: [TimelineInput] = []
+    /// The newest inputs in event-time order, not sealed into a segment yet (delta-encoded).
+    var tail = TailLog()
     /// Late inputs, and every input of this user after the first of them, waiting for `settle`.
     var pending: [TimelineInput] = []
     /// Segments of this user in the store.
@@ -52,6 +52,9 @@ public struct UserTimeline: Sendable {
     public var storedSegmentCount: Int { Int(storedSegments) }
     public var hasPending: Bool { !pending.isEmpty }
 
+    /// Most inputs of one user with the same event time (segments never split equal times).
+    public static let maximumEqualTimes = 64
+
     public enum Admission: Equatable, Sendable {
         /// Folded at the end of history, no refold.
         case folded(FoldOutcome)
@@ -60,6 +63,8 @@ public struct UserTimeline: Sendable {
         case duplicate
         /// Older than the horizon allows by this much (milliseconds behind the newest input).
         case tooLate(behind: UnixMillis)
+        /// Another input at an event time that already has `maximumEqualTimes`.
+        case flooded
     }
 
     /// Admits one input.
@@ -78,24 +83,37 @@ public struct UserTimeline: Sendable {
             queue(input)
             return .deferred
         }
-        // Insertion point in the tail: after every input ordered at or before this one.
-        var position = tail.count
-        while position > 0, input.isOrdered(before: tail[position - 1]) { position -= 1 }
-        if isDuplicateInTail(input, near: position) { return .duplicate }
-
-        if position == tail.count, input.time >= lastTickTimer {
-            if tail.count >= settings.segmentInputs, input.time > tail[tail.count - 1].time {
-                seal(context: context, store: store)
+        // In order, the common case: newer than the newest input, and than any timer a tick fired.
+        if tail.isEmpty || input.time > tail.lastTime {
+            guard input.time >= lastTickTimer else {
+                queue(input)
+                return .deferred
             }
-            if tail.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.version) }
-            if tail.capacity == 0 { tail.reserveCapacity(settings.segmentInputs + 1) }
-            let outcome = current.fold(input, context: context, events: &events)
-            tail.append(input)
-            newestTime = max(newestTime, input.time)
-            return .folded(outcome)
+            if tail.count >= settings.segmentInputs { seal(context: context, store: store) }
+            return append(input, context: context, events: &events)
+        }
+        // An event time the tail already reaches: its place among the tail's inputs.
+        let inputs = tail.decoded()
+        var position = inputs.count
+        while position > 0, input.isOrdered(before: inputs[position - 1]) { position -= 1 }
+        switch Self.equalTimes(of: input, in: inputs, near: position) {
+        case .duplicate: return .duplicate
+        case .flood: return .flooded
+        case .fine: break
+        }
+        if position == inputs.count, input.time >= lastTickTimer {
+            return append(input, context: context, events: &events)  // same time as the newest, after it
         }
         queue(input)
         return .deferred
+    }
+
+    private mutating func append(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> Admission {
+        if tail.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.version) }
+        let outcome = current.fold(input, context: context, events: &events)
+        tail.append(input)
+        newestTime = max(newestTime, input.time)
+        return .folded(outcome)
     }
 
     private mutating func queue(_ input: TimelineInput) {
@@ -103,20 +121,26 @@ public struct UserTimeline: Sendable {
         newestTime = max(newestTime, input.time)
     }
 
-    /// Whether an input of equal time around `position` in the tail is the same input. (Segments never
-    /// split equal times, so no stored input can be its duplicate once the tail holds its time.)
-    private func isDuplicateInTail(_ input: TimelineInput, near position: Int) -> Bool {
+    private enum EqualTimes { case fine, duplicate, flood }
+
+    /// Whether an input of equal time around `position` in the tail is the same input, or there are
+    /// too many of them. (Segments never split equal times, so once the tail holds an input's time,
+    /// every stored input of that time is in the tail.)
+    private static func equalTimes(of input: TimelineInput, in tail: [TimelineInput], near position: Int) -> EqualTimes {
+        var count = 0
         var probe = position
         while probe > 0, tail[probe - 1].time == input.time {
-            if tail[probe - 1].isDuplicate(of: input) { return true }
+            if tail[probe - 1].isDuplicate(of: input) { return .duplicate }
             probe -= 1
+            count += 1
         }
         probe = position
         while probe < tail.count, tail[probe].time == input.time {
-            if tail[probe].isDuplicate(of: input) { return true }
+            if tail[probe].isDuplicate(of: input) { return .duplicate }
             probe += 1
+            count += 1
         }
-        return false
+        return count >= Self.maximumEqualTimes ? .flood : .fine
     }
 
     /// Applies stream time: fires this user's timers due at or before `time`. Queued inputs must be
@@ -134,13 +158,13 @@ public struct UserTimeline: Sendable {
 
     /// Moves the tail into the store as a segment; the next input starts a new tail.
     private mutating func seal(context: FoldContext, store: any HistoryStore) {
-        let segment = HistorySegment(start: tailStart, inputs: tail, tableVersion: tableVersion)
+        let segment = HistorySegment(start: tailStart, inputs: tail.decoded(), tableVersion: tableVersion)
         store.replace(userId, removing: [], adding: [segment])
         storedSegments += 1
         if storedSegments == 2 { secondSegmentStart = segment.firstTime }
         // Valid as a refold start: the in-order input that follows is not older than any timer fired.
         tailStart = current
-        tail.removeAll(keepingCapacity: true)
+        tail.removeAll()
         expireIfDue(context: context, store: store)
     }
 
@@ -151,7 +175,7 @@ public struct UserTimeline: Sendable {
         guard force || cutoff > secondSegmentStart else { return }
         let expiry = store.expire(userId, before: cutoff)
         if expiry.dropped > 0 {
-            historyStart = expiry.oldestStart != .min ? expiry.oldestStart : (tail.first?.time ?? newestTime)
+            historyStart = expiry.oldestStart != .min ? expiry.oldestStart : (tail.isEmpty ? newestTime : tail.firstTime)
         }
         storedSegments = max(0, storedSegments - Int32(clamping: expiry.dropped))
         secondSegmentStart = expiry.secondStart

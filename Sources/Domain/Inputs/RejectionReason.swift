@@ -20,4 +20,7 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     // Ordering and the fold.
     case tooLate = "too_late"
     case futureTimestamp = "future_timestamp"
+    /// More inputs of one user at the same millisecond than any device sends (a flood): history
+    /// segments never split equal times, so they are bounded here.
+    case timestampFlood = "timestamp_flood"
 }

@@ -98,6 +98,8 @@ public struct PartitionFold: Sendable {
         case .duplicate:
             counters.duplicates += 1
             return .duplicate
+        case .flooded:
+            return reject(.timestampFlood, "more than \(UserTimeline.maximumEqualTimes) inputs of this user at createdAt \(input.time) ms")
         case let .tooLate(behind):
             return reject(.tooLate, "createdAt is \(Self.describe(behind)) behind this user's newest input, beyond the replay horizon of \(Self.describe(settings.replayHorizon)) or the history kept")
         }
@@ -129,6 +131,7 @@ public struct PartitionFold: Sendable {
         guard !unsettled.isEmpty else { return }
         let first = events.count
         let slots = unsettled
+        unsettled.removeAll(keepingCapacity: true)
         for slot in slots { settle(slot, geofences: geofences, processingTime: processingTime, events: &events) }
         for index in first..<events.count { counters.count(events[index]) }
     }
@@ -138,15 +141,15 @@ public struct PartitionFold: Sendable {
     private mutating func settle(_ slot: Int32, geofences: GeofenceTable, processingTime: UnixMillis,
                                  events: inout [Event])
     {
-        guard timelines[slot].hasPending else { return }
-        unsettled.removeAll { $0 == slot }
+        guard timelines[slot].hasPending else { return }  // `unsettled` may still list it: harmless
         let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: false)
         let settlement = timelines[slot].settle(context: context, processingTime: processingTime, store: history,
                                                 events: &events)
         counters.rewinds += 1
         counters.refoldedInputs += settlement.refolded
         counters.duplicates += settlement.duplicates
-        counters.lateInputs -= settlement.duplicates
+        counters.lateInputs -= settlement.duplicates + settlement.flooded
+        if settlement.flooded > 0 { counters.rejected[.timestampFlood, default: 0] += settlement.flooded }
         counters.filteredJumps += settlement.filteredJumps
         counters.tooInaccurate += settlement.tooInaccurate
         counters.unmatchedCommands += settlement.unknownTrips

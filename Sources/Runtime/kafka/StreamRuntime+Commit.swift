@@ -42,6 +42,7 @@ extension StreamRuntime {
             if let failure = owner.history.takeFailure() {
                 throw ReplayError("history store of partition \(partition): \(failure)")
             }
+            if let report = owner.history.takeCorruptionReport() { log("warning: partition \(partition): \(report)") }
         }
         try producer.beginTransaction()
         let topics = options.topics
@@ -156,9 +157,11 @@ extension StreamRuntime {
         var processor = retiredProcessor
         var users = 0
         var forcedMerges = retiredForcedMerges
+        var corrupt = retiredCorruptSegments
         var consumed = self.consumed
         for owner in owners.values {
             forcedMerges += owner.forcedMerges
+            corrupt += owner.history.corruptSegments
             consumed[options.topics.locations, default: 0] += owner.foldedFixes
             consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands
             fold.add(owner.processor.fold.counters)
@@ -172,6 +175,7 @@ extension StreamRuntime {
             $0.trackedUsers = users
             $0.consumed = consumed
             $0.forcedMerges = forcedMerges
+            $0.corruptHistorySegments = corrupt
         }
     }
 }

@@ -54,6 +54,7 @@ extension StreamRuntime {
         retiredFold.add(owner.processor.fold.counters)
         retiredProcessor.add(owner.processor.counters)
         retiredForcedMerges += owner.forcedMerges
+        retiredCorruptSegments += owner.history.corruptSegments
         lastProgress[partition] = nil
         owner.history.close()
     }
@@ -132,6 +133,8 @@ extension FoldCounters {
         commands += other.commands
         duplicates += other.duplicates
         rewinds += other.rewinds
+        lateInputs += other.lateInputs
+        refoldedInputs += other.refoldedInputs
         filteredJumps += other.filteredJumps
         tooInaccurate += other.tooInaccurate
         unmatchedCommands += other.unmatchedCommands

@@ -29,6 +29,7 @@ public final class StreamRuntime {
     var retiredFold = FoldCounters()
     var retiredProcessor = ProcessorCounters()
     var retiredForcedMerges = 0
+    var retiredCorruptSegments = 0
     /// The owned-partition count last given to `metrics`.
     var reportedOwnedPartitions = 0
     var lastCommit = WallClock.monotonic()

@@ -25,6 +25,8 @@ public final class RuntimeMetrics: Sendable {
         public var ownedPartitions = 0
         /// Inputs folded past the other input stream after `mergeWait` without the broker confirming its end.
         public var forcedMerges = 0
+        /// Stored history segments that could not be read and were skipped.
+        public var corruptHistorySegments = 0
         public var trackedUsers = 0
         public var geofences = 0
         public var ready = false
@@ -94,8 +96,18 @@ public final class RuntimeMetrics: Sendable {
         for (reason, count) in v.fold.rejected { letters[reason, default: 0] += count }
         metric("tripstream_dead_letters_total", "counter", "Inputs dead-lettered, by reason.",
                RejectionReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(letters[$0] ?? 0)") })
-        metric("tripstream_rewinds_total", "counter", "Late inputs folded at their place in event time.",
+        metric("tripstream_rewinds_total", "counter",
+               "Refolds that placed late inputs at their place in event time (one per user per batch).",
                [("", "\(v.fold.rewinds)")])
+        metric("tripstream_late_inputs_total", "counter",
+               "Inputs that arrived after a newer input of their user and were placed by a refold.",
+               [("", "\(v.fold.lateInputs)")])
+        metric("tripstream_refolded_inputs_total", "counter",
+               "Inputs folded by refolds (the old history and the corrected one): what late data costs.",
+               [("", "\(v.fold.refoldedInputs)")])
+        metric("tripstream_corrupt_history_segments_total", "counter",
+               "Stored history segments that could not be read and were skipped (the refold starts after them).",
+               [("", "\(v.corruptHistorySegments)")])
         metric("tripstream_duplicates_total", "counter", "Duplicate inputs dropped.", [("", "\(v.fold.duplicates)")])
         metric("tripstream_filtered_fixes_total", "counter", "Fixes left out of the state by the filters.",
                [("{filter=\"gps_jump\"}", "\(v.fold.filteredJumps)"),

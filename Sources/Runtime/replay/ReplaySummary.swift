@@ -25,7 +25,7 @@ public struct ReplaySummary: Sendable {
         for (reason, count) in processor.deadLetters.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             lines.append("  \(reason.rawValue.padded(36)) \(count)")
         }
-        lines.append("ordering        \(fold.rewinds) rewinds, \(fold.duplicates) duplicates dropped")
+        lines.append("ordering        \(fold.lateInputs) late inputs placed by \(fold.rewinds) refolds (\(fold.refoldedInputs) inputs refolded), \(fold.duplicates) duplicates dropped")
         lines.append("filters         \(fold.filteredJumps) GPS jumps, \(fold.tooInaccurate) too inaccurate, \(fold.unmatchedCommands) unmatched commands")
         lines.append("throughput      \(Int(fixesPerSecond)) fixes/s (\(String(format2: seconds)) s)")
         return lines

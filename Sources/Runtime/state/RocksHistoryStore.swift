@@ -16,8 +16,10 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     private let recordsChanges: Bool
     /// The first error the database or a stored record gave, until `takeFailure`.
     private var failure: String?
-    /// Segments that could not be decoded (skipped).
+    /// Segments that could not be decoded: skipped (the refold starts after the hole), counted and
+    /// described in `takeCorruptionReport`, never a failure, so a bad record cannot stall a partition.
     public private(set) var corruptSegments = 0
+    private var corruption: String?
 
     /// - Parameters:
     ///   - fresh: delete what the directory holds first (its contents are not known to match the
@@ -45,7 +47,7 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
                     // A hole in history: what follows it still refolds from its own start state.
                     corruptSegments += 1
                     segments.removeAll()
-                    remember("history segment of user \(userId) unreadable, skipped: \(error)")
+                    if corruption == nil { corruption = "history segment of user \(userId) unreadable, skipped: \(error)" }
                 }
                 return true
             }
@@ -109,7 +111,13 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     /// Makes what was committed survive a machine crash (before a snapshot claims it).
     public func synchronize() throws { try database.synchronize() }
 
-    /// The first failure since the last call: the fold may have seen incomplete history.
+    /// The first unreadable segment since the last call, for the log.
+    public func takeCorruptionReport() -> String? {
+        defer { corruption = nil }
+        return corruption
+    }
+
+    /// The first failure of the database since the last call: the fold may have seen incomplete history.
     public func takeFailure() -> String? {
         defer { failure = nil }
         return failure
@@ -119,7 +127,9 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     public func restore(changelogKey: [UInt8], value: [UInt8]?) {
         let key = Array(changelogKey.dropFirst(Self.changelogPrefix.count))
         if let value { overlay.put(key, value) } else { overlay.delete(key) }
-        if overlay.count >= 10_000 { try? database.write(overlay) }
+        if overlay.count >= 10_000 {
+            do { try database.write(overlay) } catch { remember("\(error)") }
+        }
     }
 
     // MARK: - Keys

@@ -120,7 +120,9 @@ public enum TimelineCodec {
         for _ in 0..<count {
             let flags = try r.u8()
             guard flags < 32 else { throw BinaryReader.Corrupt(description: "bad input flags \(flags)") }
-            time = time &+ (try r.zigzag())
+            let delta = try r.zigzag()
+            guard inputs.isEmpty || delta >= 0 else { throw BinaryReader.Corrupt(description: "inputs out of event-time order") }
+            time = time &+ delta
             let kind = (flags >> 1) & 3
             if kind == command {
                 let kindRaw = try r.u8()

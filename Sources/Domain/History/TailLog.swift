@@ -1,0 +1,125 @@
+/// A user's newest inputs, in event-time order, delta-encoded in bytes: about 11 bytes a fix
+/// instead of a 32-byte `TimelineInput`, so a tail of tens of inputs stays small on the hot heap.
+/// Trip commands and fix extras are kept by reference beside the bytes (they are rare).
+///
+/// Appending in order is all the in-order fold does; reading it back (`decoded`) is for refolds,
+/// sealing a segment and persisting.
+struct TailLog: Sendable {
+    private(set) var bytes: [UInt8] = []
+    private(set) var count = 0
+    /// Event time of the first and the last input (meaningless when empty).
+    private(set) var firstTime: UnixMillis = 0
+    private(set) var lastTime: UnixMillis = 0
+    private var lastLatitude: Int32 = 0
+    private var lastLongitude: Int32 = 0
+    private var attachments: [TimelineInput.Attachment] = []
+
+    init() {}
+
+    init(_ inputs: [TimelineInput]) {
+        for input in inputs { append(input) }
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    // Flags: bit 0 replayed, bit 1 an attachment (its index follows), bit 2 accuracy, bit 3 speed.
+    mutating func append(_ input: TimelineInput) {
+        precondition(count == 0 || input.time >= lastTime, "a tail is appended in event-time order")
+        var flags: UInt8 = input.replayed ? 1 : 0
+        if case .none = input.attachment {} else { flags |= 2 }
+        if input.accuracyDecimeters != .max { flags |= 4 }
+        if input.speedCentimeters != .max { flags |= 8 }
+        bytes.append(flags)
+        if count == 0 {
+            firstTime = input.time
+            Self.varint(UInt64(bitPattern: input.time), into: &bytes)
+        } else {
+            Self.varint(UInt64(input.time - lastTime), into: &bytes)
+        }
+        Self.varint(Self.zigzag(Int64(input.position.latitudeE7) - Int64(lastLatitude)), into: &bytes)
+        Self.varint(Self.zigzag(Int64(input.position.longitudeE7) - Int64(lastLongitude)), into: &bytes)
+        if flags & 4 != 0 { Self.varint(UInt64(input.accuracyDecimeters), into: &bytes) }
+        if flags & 8 != 0 { Self.varint(UInt64(input.speedCentimeters), into: &bytes) }
+        if flags & 2 != 0 {
+            Self.varint(UInt64(attachments.count), into: &bytes)
+            attachments.append(input.attachment)
+        }
+        lastTime = input.time
+        lastLatitude = input.position.latitudeE7
+        lastLongitude = input.position.longitudeE7
+        count += 1
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        attachments.removeAll()
+        count = 0
+        lastLatitude = 0
+        lastLongitude = 0
+    }
+
+    /// The inputs, in order.
+    func decoded() -> [TimelineInput] {
+        var inputs: [TimelineInput] = []
+        inputs.reserveCapacity(count)
+        var offset = 0
+        var time: Int64 = 0
+        var latitude: Int64 = 0
+        var longitude: Int64 = 0
+        for index in 0..<count {
+            let flags = bytes[offset]
+            offset += 1
+            let delta = Self.readVarint(bytes, &offset)
+            time = index == 0 ? Int64(bitPattern: delta) : time + Int64(delta)
+            latitude += Self.unzigzag(Self.readVarint(bytes, &offset))
+            longitude += Self.unzigzag(Self.readVarint(bytes, &offset))
+            let fix = Fix(userId: "", createdAt: time,
+                          position: Coordinate(latitudeE7: Int32(truncatingIfNeeded: latitude),
+                                               longitudeE7: Int32(truncatingIfNeeded: longitude)),
+                          accuracy: .nan, speed: .nan, replayed: flags & 1 != 0)
+            var input = TimelineInput(fix: fix, extras: nil)
+            if flags & 4 != 0 { input.accuracyDecimeters = UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) }
+            if flags & 8 != 0 { input.speedCentimeters = UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) }
+            if flags & 2 != 0 { input.attachment = attachments[Int(Self.readVarint(bytes, &offset))] }
+            inputs.append(input)
+        }
+        return inputs
+    }
+
+    /// The last inputs of equal time `time` (at the end of the tail), oldest first.
+    func trailing(at time: UnixMillis) -> ArraySlice<TimelineInput> {
+        guard count > 0, lastTime == time else { return [] }
+        let all = decoded()
+        var start = all.count
+        while start > 0, all[start - 1].time == time { start -= 1 }
+        return all[start...]
+    }
+
+    // MARK: - Varints
+
+    @inline(__always) static func varint(_ value: UInt64, into bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    @inline(__always) static func readVarint(_ bytes: [UInt8], _ offset: inout Int) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7f) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    @inline(__always) static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+    @inline(__always) static func unzigzag(_ value: UInt64) -> Int64 {
+        Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+    }
+}
