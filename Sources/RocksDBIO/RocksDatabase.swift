@@ -12,18 +12,21 @@ public final class RocksDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
     private let options: OpaquePointer
     private let tableOptions: OpaquePointer
-    private let cache: OpaquePointer
     private let readOptions: OpaquePointer
     private let writeOptions: OpaquePointer
     private var closed = false
 
-    /// Memory the database may hold for its own use: write buffers and block cache.
+    /// Memory a database may hold for its own use: its write buffers (one per owned partition, so
+    /// small); the block cache is one for the process (`sharedCacheBytes`).
     public struct Tuning: Sendable {
-        public var writeBufferBytes = 8 << 20
+        public var writeBufferBytes = 4 << 20
         public var writeBuffers: Int32 = 2
-        public var blockCacheBytes = 8 << 20
         public init() {}
     }
+
+    /// The block cache every database of the process shares.
+    public static let sharedCacheBytes = 32 << 20
+    private static let sharedCache = SharedCache(bytes: sharedCacheBytes)
 
     /// Opens (creating if needed) the database in directory `path`.
     public init(path: String, tuning: Tuning = Tuning()) throws(RocksError) {
@@ -37,8 +40,7 @@ public final class RocksDatabase: @unchecked Sendable {
         rocksdb_options_set_keep_log_file_num(options, 2)
         rocksdb_options_set_info_log_level(options, 3)  // errors only: the LOG file stays small
         tableOptions = rocksdb_block_based_options_create()
-        cache = rocksdb_cache_create_lru(tuning.blockCacheBytes)
-        rocksdb_block_based_options_set_block_cache(tableOptions, cache)
+        rocksdb_block_based_options_set_block_cache(tableOptions, Self.sharedCache.handle)
         rocksdb_block_based_options_set_block_size(tableOptions, 16 << 10)
         rocksdb_options_set_block_based_table_factory(options, tableOptions)
         readOptions = rocksdb_readoptions_create()
@@ -49,7 +51,6 @@ public final class RocksDatabase: @unchecked Sendable {
             rocksdb_readoptions_destroy(readOptions)
             rocksdb_writeoptions_destroy(writeOptions)
             rocksdb_block_based_options_destroy(tableOptions)
-            rocksdb_cache_destroy(cache)
             rocksdb_options_destroy(options)
             throw failure
         }
@@ -65,9 +66,14 @@ public final class RocksDatabase: @unchecked Sendable {
         rocksdb_readoptions_destroy(readOptions)
         rocksdb_writeoptions_destroy(writeOptions)
         rocksdb_block_based_options_destroy(tableOptions)
-        rocksdb_cache_destroy(cache)
         rocksdb_options_destroy(options)
     }
+
+    /// Bytes the database holds in memory for itself: its write buffers (memtables).
+    public var memoryInUse: Int { Int(property("rocksdb.cur-size-all-mem-tables") ?? "0") ?? 0 }
+
+    /// Bytes in the process-wide block cache.
+    public static var sharedCacheInUse: Int { Int(rocksdb_cache_get_usage(sharedCache.handle)) }
 
     /// Deletes the database in `path` (nothing if there is none).
     public static func destroy(path: String) throws(RocksError) {
@@ -158,6 +164,13 @@ public final class RocksDatabase: @unchecked Sendable {
         for index in 0..<common where a[index] != b[index] { return a[index] < b[index] ? -1 : 1 }
         return a.count - b.count
     }
+}
+
+/// The process-wide block cache (lives as long as the process).
+private final class SharedCache: @unchecked Sendable {
+    // Unchecked: RocksDB's cache is thread-safe.
+    let handle: OpaquePointer
+    init(bytes: Int) { handle = rocksdb_cache_create_lru(bytes)! }
 }
 
 /// Writes in order, indexed so that scans with this batch as overlay see them before they reach the

@@ -70,7 +70,7 @@ enum BenchCommand {
             Terminal.output("ratio           replay path / JSONDecoder = \(String(format1: whole / baseline))× (median of \(runs) runs each)")
         }
         let memory = stages.memoryPerUser()
-        Terminal.output("memory          \(memory.bytesPerUser) bytes per tracked user (\(memory.users) users, heap in use after folding every fix)")
+        Terminal.output("memory          \(memory.bytesPerUser) bytes per tracked user (\(memory.users) users, heap in use after folding every fix); of that, the history store's fixed buffers: \(memory.storeBytes / 1_000_000) MB (\(memory.storeBytes / max(memory.users, 1)) B per user here), hot state \(memory.bytesPerUser - memory.storeBytes / max(memory.users, 1)) B per user")
         if try parsed.bool("pipeline") {
             try PipelineBench.run(parsed: parsed, workload: workload)
         }

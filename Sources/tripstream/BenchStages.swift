@@ -3,6 +3,7 @@ import Codec
 import Domain
 import Foundation
 import LZ4IO
+import RocksDBIO
 import Runtime
 
 /// The stages `tripstream bench` times, each returning how many items it processed.
@@ -168,15 +169,20 @@ struct BenchStages {
 
     nonisolated(unsafe) private static var inputsWritten = false
 
-    /// Heap bytes per user once every fix of the workload is folded (events discarded as they come).
-    func memoryPerUser() -> (bytesPerUser: Int, users: Int) {
+    /// Heap bytes per user once every fix of the workload is folded (events discarded as they come),
+    /// and the bytes of that the history store holds for itself (write buffers and block cache, a
+    /// fixed budget, not per user).
+    func memoryPerUser() -> (bytesPerUser: Int, users: Int, storeBytes: Int) {
         let before = tripstream_heap_in_use()
+        let cacheBefore = RocksDatabase.sharedCacheInUse
         let result = fold()
         let after = tripstream_heap_in_use()
         let users = result.fold.userCount
+        let store = result.fold.history as? RocksHistoryStore
+        let storeBytes = (store?.database.memoryInUse ?? 0) + RocksDatabase.sharedCacheInUse - cacheBefore
         withExtendedLifetime(result.fold) {}
-        (result.fold.history as? RocksHistoryStore)?.close()
-        return ((Int(after) - Int(before)) / max(users, 1), users)
+        store?.close()
+        return ((Int(after) - Int(before)) / max(users, 1), users, storeBytes)
     }
 }
 
