@@ -1,9 +1,10 @@
 /// The parts of a timeline that persist in the state changelog and snapshots (its stored segments
-/// persist on their own). `current` is not among them: it is rebuilt by folding the tail from its
-/// start state, which is deterministic, so a restored timeline is the very same value the live one was.
+/// persist on their own). `current` is among them, so a restore decodes and never refolds: it is,
+/// by determinism, what folding the tail from its start state gives, which `rebuiltCurrent` checks.
 extension UserTimeline {
     public struct Parts: Sendable, Equatable {
         public var userId: String
+        public var current: UserState
         public var tailStart: UserState
         public var tail: [TimelineInput]
         public var storedSegments: Int
@@ -13,11 +14,12 @@ extension UserTimeline {
         public var lastTickTimer: UnixMillis
         public var newestTime: UnixMillis
 
-        public init(userId: String, tailStart: UserState, tail: [TimelineInput], storedSegments: Int,
+        public init(userId: String, current: UserState, tailStart: UserState, tail: [TimelineInput], storedSegments: Int,
                     historyStart: UnixMillis, secondSegmentStart: UnixMillis, watermark: UnixMillis,
                     lastTickTimer: UnixMillis, newestTime: UnixMillis)
         {
             self.userId = userId
+            self.current = current
             self.tailStart = tailStart
             self.tail = tail
             self.storedSegments = storedSegments
@@ -32,14 +34,15 @@ extension UserTimeline {
     /// The persistent parts; queued inputs must be settled first.
     public var parts: Parts {
         assert(pending.isEmpty, "persisting a timeline with unsettled inputs")
-        return Parts(userId: userId, tailStart: tailStart, tail: tail.decoded(), storedSegments: Int(storedSegments),
+        return Parts(userId: userId, current: current, tailStart: tailStart, tail: tail.decoded(), storedSegments: Int(storedSegments),
                      historyStart: historyStart, secondSegmentStart: secondSegmentStart, watermark: watermark,
                      lastTickTimer: lastTickTimer, newestTime: newestTime)
     }
 
-    /// Rebuilds a timeline from persisted parts by refolding its tail (events discarded).
-    public init(parts: Parts, context: FoldContext) {
+    /// Restores a timeline from persisted parts.
+    public init(parts: Parts) {
         self.init(userId: parts.userId)
+        current = parts.current
         tailStart = parts.tailStart
         tail = TailLog(parts.tail)
         storedSegments = Int32(clamping: parts.storedSegments)
@@ -47,6 +50,12 @@ extension UserTimeline {
         secondSegmentStart = parts.secondSegmentStart
         watermark = parts.watermark
         newestTime = parts.newestTime
+        lastTickTimer = parts.lastTickTimer
+    }
+
+    /// The current state as folding the tail from its start state gives it (events discarded): what
+    /// `current` must equal.
+    public static func rebuiltCurrent(_ parts: Parts, context: FoldContext) -> UserState {
         var quiet = context
         quiet.live = false
         quiet.nextTimerDue = .min
@@ -54,7 +63,6 @@ extension UserTimeline {
         var state = parts.tailStart
         for input in parts.tail { _ = state.fold(input, context: quiet, events: &discarded) }
         state.fireTimers(upTo: parts.watermark, context: quiet, events: &discarded)
-        current = state
-        lastTickTimer = parts.lastTickTimer
+        return state
     }
 }

@@ -245,9 +245,8 @@ public struct PartitionFold: Sendable {
 
     /// Installs a user's persisted timeline (state restore), replacing any in memory.
     public mutating func restore(_ parts: UserTimeline.Parts, geofences: GeofenceTable) {
-        let context = FoldContext(userId: parts.userId, geofences: geofences, settings: settings, live: false)
         let slot = slot(for: parts.userId)
-        timelines[slot] = UserTimeline(parts: parts, context: context)
+        timelines[slot] = UserTimeline(parts: parts)
         schedule(slot, geofences: geofences)
     }
 

@@ -12,6 +12,7 @@ public enum TimelineCodec {
         w.bytes.reserveCapacity(96 + parts.tail.count * 12)
         w.u8(version)
         w.string(parts.userId)
+        write(parts.current, &w)
         write(parts.tailStart, &w)
         writeInputs(parts.tail, &w)
         w.length(parts.storedSegments)
@@ -28,10 +29,11 @@ public enum TimelineCodec {
         let v = try r.u8()
         guard v == version else { throw BinaryReader.Corrupt(description: "unknown state record version \(v)") }
         let userId = try r.string()
+        let current = try readState(&r)
         let tailStart = try readState(&r)
         let tail = try readInputs(&r)
         let parts = UserTimeline.Parts(
-            userId: userId, tailStart: tailStart, tail: tail, storedSegments: try r.length(),
+            userId: userId, current: current, tailStart: tailStart, tail: tail, storedSegments: try r.length(),
             historyStart: try r.i64(), secondSegmentStart: try r.i64(), watermark: try r.i64(),
             lastTickTimer: try r.i64(), newestTime: try r.i64())
         guard r.isAtEnd else { throw BinaryReader.Corrupt(description: "trailing bytes in state record") }
