@@ -45,10 +45,15 @@ let package = Package(
     ]
 )
 
+// -Ounchecked (no overflow or bounds traps) only where inputs were validated before they arrive:
+// the fold over decoded values and the simulator. Every target that reads untrusted bytes (the
+// codecs, the Kafka, LZ4 and RocksDB glue, the runtime's state decoders, the CLI) keeps Swift's
+// checks, so a hostile record fails loudly instead of reading out of bounds.
+let uncheckedTargets: Set<String> = ["Domain", "Simulation"]
 for target in package.targets where target.type != .system && target.name != "CHeapStats" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
-    if target.type == .regular || target.type == .executable {
+    if uncheckedTargets.contains(target.name) {
         settings.append(.unsafeFlags(["-Ounchecked"], .when(configuration: .release)))
     }
     target.swiftSettings = settings

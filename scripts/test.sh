@@ -41,6 +41,9 @@ else
     echo "== real trajectories: ../shared/data/real-trajectories not present here, bench skipped" >&2
 fi
 
+echo "== shutdown: SIGTERM with unreachable brokers exits within --shutdown-timeout" >&2
+.ci/shutdown-check.sh "$tripstream"
+
 if [ -x .ci/kafka-check.sh ]; then
     echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2
     .ci/kafka-check.sh "$tripstream"

@@ -40,23 +40,23 @@ enum BenchCommand {
         Terminal.error("warning: debug build; measure with `swift build -c release`")
         #endif
         if try parsed.bool("history") {
-            let bench = HistoryBench(users: try parsed.int("history-users"), minutes: try parsed.int("history-minutes"),
+            let bench = HistoryBench(users: try parsed.int("history-users", in: 1...10_000_000), minutes: try parsed.int("history-minutes", in: 1...10_080),
                                      workDirectory: try parsed.string("work-dir") + "/history")
             try bench.run()
             return
         }
         var settings = SimulationSettings()
-        settings.users = try parsed.int("users")
-        settings.geofences = try parsed.int("geofences")
-        settings.duration = Int64(try parsed.int("fixes-per-user") - 1) * settings.fixInterval
+        settings.users = try parsed.int("users", in: 1...10_000_000)
+        settings.geofences = try parsed.int("geofences", in: 0...10_000_000)
+        settings.duration = Int64(try parsed.int("fixes-per-user", in: 1...100_000) - 1) * settings.fixInterval
         settings.offlineChance = 0.002
         settings.duplicateChance = 0.002
-        let runs = max(try parsed.int("runs"), 1)
+        let runs = try parsed.int("runs", in: 1...1_000)
         let workload = BenchWorkload.generate(settings)
         Terminal.output("workload        \(settings.users) users, \(settings.geofences) geofences, \(workload.fixLines.count) fixes, \(workload.commandLines.count) trip commands (\(workload.fixBytes / 1_000_000) MB of fixes)")
 
         let stages = BenchStages(workload: workload, workDirectory: try parsed.string("work-dir"),
-                                 baselineFixes: try parsed.int("baseline-fixes"))
+                                 baselineFixes: try parsed.int("baseline-fixes", in: 1...100_000_000))
         var results: [(String, BenchResult)] = []
         let only = Set(parsed.strings("stage"))
         for stage in stages.all where only.isEmpty || only.contains(stage.name.replacingOccurrences(of: " ", with: "-")) {

@@ -31,10 +31,10 @@ enum DemoCommand {
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
         var settings = SimulationSettings()
-        settings.users = try parsed.int("users")
-        settings.geofences = try parsed.int("geofences")
+        settings.users = try parsed.int("users", in: 1...10_000_000)
+        settings.geofences = try parsed.int("geofences", in: 0...10_000_000)
         settings.duration = try parsed.duration("duration") / 1000
-        settings.seed = UInt64(try parsed.int("seed"))
+        settings.seed = UInt64(try parsed.int("seed", in: 0...Int.max))
         settings.offlineChance = 0.004
         settings.start = WallClock.now() - settings.duration * 1000  // recent, so live events are live
         let speedup = max(try parsed.double("speedup"), 1)

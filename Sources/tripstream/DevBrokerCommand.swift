@@ -25,7 +25,7 @@ enum DevBrokerCommand {
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
-        let cluster = try start(brokerCount: try parsed.int("broker-count"), partitions: Int32(try parsed.int("partitions")),
+        let cluster = try start(brokerCount: try parsed.int("broker-count", in: 1...16), partitions: Int32(try parsed.int("partitions", in: 1...10_000)),
                                 topics: try TopicNames.topics(parsed))
         Terminal.output(cluster.bootstrapServers)
         if let file = try parsed.optional("bootstrap-file", parsed.string) {

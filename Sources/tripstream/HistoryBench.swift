@@ -154,7 +154,7 @@ struct HistoryBench {
         var started = Terminal.monotonicSeconds()
         let rebuilt = try RocksHistoryStore(directory: fresh, fresh: true, recordsChanges: true)
         var restore = PartitionRestore(snapshot: nil, history: rebuilt)
-        for record in changelog { try restore.apply(key: record.key, value: record.value) }
+        for record in changelog { restore.apply(key: record.key, value: record.value) }
         var fold = PartitionFold(settings: FoldSettings(), history: rebuilt)
         try restore.install(into: &fold, geofences: table)
         let fromChangelog = Terminal.monotonicSeconds() - started

@@ -21,3 +21,22 @@ enum HorizonOption {
         return horizon
     }
 }
+
+/// `--max-clock-skew`, shared by `run` and `replay`: how far ahead of the clock an input may be.
+enum ClockSkewOption {
+    static func spec(environment: String?) -> OptionSpec {
+        OptionSpec.value(
+            "max-clock-skew", valueName: "duration",
+            help: "Inputs dated further ahead than this are dead-lettered future_timestamp and move no clock: ahead of "
+                + "the wall clock in `run`, ahead of the stream (unless other users' inputs follow) in `replay`.",
+            default: "15m", environment: environment)
+    }
+
+    static func read(_ parsed: ParsedArguments) throws -> UnixMillis {
+        let skew = try parsed.duration("max-clock-skew")
+        guard skew <= 7 * 24 * 3_600_000 else {
+            throw CommandFailure("--max-clock-skew must be at most 7d, got \(skew / 1000) s")
+        }
+        return skew
+    }
+}

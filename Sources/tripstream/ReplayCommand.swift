@@ -24,6 +24,7 @@ enum ReplayCommand {
             .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing).",
                    required: true),
             HorizonOption.spec,
+            ClockSkewOption.spec(environment: nil),
             .value("state-dir", valueName: "dir",
                    help: "Where users' history is kept during the replay (removed at the end). Default: DIR/.history."),
             .flag("quiet", short: "q", help: "Print no summary."),
@@ -32,6 +33,7 @@ enum ReplayCommand {
     static func run(_ parsed: ParsedArguments) throws {
         var settings = FoldSettings()
         settings.replayHorizon = try HorizonOption.read(parsed)
+        settings.maxClockSkew = try ClockSkewOption.read(parsed)
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)

@@ -37,6 +37,11 @@ enum RunCommand {
                    help: "How long fixes or trip commands wait for the other topic before being folded anyway.",
                    default: "2s", environment: "TRIPSTREAM_MERGE_WAIT"),
             HorizonOption.spec(environment: "TRIPSTREAM_REPLAY_HORIZON"),
+            ClockSkewOption.spec(environment: "TRIPSTREAM_MAX_CLOCK_SKEW"),
+            .value("shutdown-timeout", valueName: "duration",
+                   help: "Longest graceful shutdown after SIGTERM/SIGINT; past it the process exits with status 2 and "
+                       + "the open transaction is left to the broker's transaction timeout.",
+                   default: "30s", environment: "TRIPSTREAM_SHUTDOWN_TIMEOUT"),
             .value("partitions", valueName: "count", help: "Partitions of topics created at start.", default: "12",
                    environment: "TRIPSTREAM_PARTITIONS"),
             .value("metrics-port", valueName: "port", help: "Prometheus /metrics and /health port (0: none).",
@@ -45,10 +50,14 @@ enum RunCommand {
         ] + TopicNames.options)
 
     static func run(_ parsed: ParsedArguments) throws {
-        ShutdownSignal.install()
+        let shutdownTimeout = try parsed.duration("shutdown-timeout")
+        guard shutdownTimeout > 0, shutdownTimeout <= 3_600_000 else {
+            throw CommandFailure("--shutdown-timeout must be more than 0 and at most 1h, got \(shutdownTimeout / 1000) s")
+        }
+        ShutdownSignal.install(deadline: Double(shutdownTimeout) / 1000)
         let options = try options(parsed)
         let metrics = RuntimeMetrics()
-        let port = try parsed.int("metrics-port")
+        let port = try parsed.int("metrics-port", in: 0...65_535)
         if port > 0 {
             let server = try MetricsServer(port: UInt16(port), metrics: metrics)
             server.start()
@@ -72,7 +81,8 @@ enum RunCommand {
         options.snapshotInterval = try parsed.duration("snapshot-interval")
         options.mergeWait = try parsed.duration("merge-wait")
         options.settings.replayHorizon = try HorizonOption.read(parsed)
-        options.partitions = Int32(try parsed.int("partitions"))
+        options.settings.maxClockSkew = try ClockSkewOption.read(parsed)
+        options.partitions = Int32(try parsed.int("partitions", in: 1...100_000))
         guard options.commitInterval > 0, options.partitions > 0 else {
             throw CommandFailure("--commit-interval and --partitions must be positive")
         }

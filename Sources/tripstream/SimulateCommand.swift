@@ -39,11 +39,11 @@ enum SimulateCommand {
 
     static func settings(_ parsed: ParsedArguments) throws -> SimulationSettings {
         var settings = SimulationSettings()
-        settings.users = try parsed.int("users")
-        settings.geofences = try parsed.int("geofences")
+        settings.users = try parsed.int("users", in: 1...10_000_000)
+        settings.geofences = try parsed.int("geofences", in: 0...10_000_000)
         settings.duration = try parsed.duration("duration") / 1000
         settings.fixInterval = max(try parsed.duration("interval") / 1000, 1)
-        settings.seed = UInt64(try parsed.int("seed"))
+        settings.seed = UInt64(try parsed.int("seed", in: 0...Int.max))
         settings.offlineChance = try parsed.double("offline-chance")
         settings.duplicateChance = try parsed.double("duplicate-chance")
         guard settings.users > 0, settings.geofences >= 0, settings.duration > 0 else {

@@ -35,6 +35,17 @@ struct TypedValueTests {
         #expect(error?.exitCode == 64)
     }
 
+    @Test(
+        "Integers outside their range are usage errors naming the range, not overflows later",
+        arguments: ["4611686018427387904", "70000", "-1", "99999999999999999999"])
+    func integersOutOfRange(text: String) throws {
+        let parsed = try run("workers", text)
+        let error = TestProgram.usageError { _ = try parsed.int("workers", in: 0...65_535) }
+        #expect(error?.kind == .badValue(option: "--workers", text: text, expected: "an integer from 0 to 65535"))
+        #expect(error?.exitCode == 64)
+        #expect(try run("workers", "65535").int("workers", in: 0...65_535) == 65_535)
+    }
+
     @Test("Default values are parsed like given ones")
     func defaults() throws {
         let parsed = try TestProgram.parseRun([])

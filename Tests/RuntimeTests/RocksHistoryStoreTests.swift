@@ -65,7 +65,7 @@ import Testing
         let rebuilt = try RocksHistoryStore(directory: directory + "/b", fresh: true, recordsChanges: true)
         defer { rebuilt.close() }
         var restore = PartitionRestore(snapshot: nil, history: rebuilt)
-        for record in changelog { try restore.apply(key: record.key, value: record.value) }
+        for record in changelog { restore.apply(key: record.key, value: record.value) }
         var fold = PartitionFold()
         try restore.install(into: &fold, geofences: GeofenceTable())
         let segments = rebuilt.segments(of: "u1", from: .min)
@@ -83,7 +83,7 @@ import Testing
         // Overwrite the middle segment with garbage through the changelog path.
         changes[1].value = [1, 2, 3]
         var restore = PartitionRestore(snapshot: nil, history: store)
-        try restore.apply(key: changes[1].key, value: changes[1].value)
+        restore.apply(key: changes[1].key, value: changes[1].value)
         var fold = PartitionFold()
         try restore.install(into: &fold, geofences: GeofenceTable())
         let segments = store.segments(of: "u1", from: .min)

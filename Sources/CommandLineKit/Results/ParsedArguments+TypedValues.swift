@@ -17,6 +17,13 @@ extension ParsedArguments {
         try convert(option, expected: ValueText.integerExpectation) { Int($0) }
     }
 
+    /// The value of `option` as a decimal integer within `range`: anything else, e.g. `2^62` for a count
+    /// or `70000` for a port, is a usage error naming the option and the range, never an overflow later.
+    public func int(_ option: String, in range: ClosedRange<Int>) throws(CommandLineError) -> Int {
+        let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
+        return try convert(option, expected: expected) { text in Int(text).flatMap { range.contains($0) ? $0 : nil } }
+    }
+
     /// The value of `option` as a finite floating-point number.
     public func double(_ option: String) throws(CommandLineError) -> Double {
         try convert(option, expected: ValueText.numberExpectation) { Double($0).flatMap { $0.isFinite ? $0 : nil } }

@@ -103,7 +103,7 @@ extension StreamRuntime {
             let deadline = WallClock.monotonic() + 300
             while position < marks.high, WallClock.monotonic() < deadline {
                 for record in try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200)) {
-                    try restore.apply(key: record.key, value: record.value)
+                    restore.apply(key: record.key, value: record.value)
                 }
                 position = try reader.positions([changelog])[changelog] ?? position
             }
@@ -115,10 +115,15 @@ extension StreamRuntime {
                                    history: history)
         try restore.install(into: &owner.processor.fold, geofences: geofenceFeed.table)
         closeHistory = false
+        if let corruption = restore.firstCorruption {
+            log("warning: partition \(partition): \(restore.corruptRecords) unreadable changelog records skipped; first: \(corruption)")
+        }
         let restored = restore.records
+        let corrupt = restore.corruptRecords
         let seconds = WallClock.monotonic() - started
         metrics.update {
             $0.restoredRecords += restored
+            $0.corruptChangelogRecords += corrupt
             $0.restoreSeconds += seconds
         }
         log("restored partition \(partition): \(restore.users) users, \(restore.records) changelog records (\(restore.segments) history segments) in \(String(Int(seconds * 1000))) ms"

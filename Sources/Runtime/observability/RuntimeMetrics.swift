@@ -27,6 +27,8 @@ public final class RuntimeMetrics: Sendable {
         public var forcedMerges = 0
         /// Stored history segments that could not be read and were skipped.
         public var corruptHistorySegments = 0
+        /// State-changelog records that could not be read during restores and were skipped.
+        public var corruptChangelogRecords = 0
         public var trackedUsers = 0
         public var geofences = 0
         public var ready = false
@@ -108,6 +110,9 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_corrupt_history_segments_total", "counter",
                "Stored history segments that could not be read and were skipped (the refold starts after them).",
                [("", "\(v.corruptHistorySegments)")])
+        metric("tripstream_corrupt_changelog_records_total", "counter",
+               "State-changelog records that could not be read while restoring and were skipped (the user keeps their previous state).",
+               [("", "\(v.corruptChangelogRecords)")])
         metric("tripstream_duplicates_total", "counter", "Duplicate inputs dropped.", [("", "\(v.fold.duplicates)")])
         metric("tripstream_filtered_fixes_total", "counter", "Fixes left out of the state by the filters.",
                [("{filter=\"gps_jump\"}", "\(v.fold.filteredJumps)"),

@@ -114,6 +114,16 @@ public struct InputProcessor: Sendable {
         finish(result, key: key, value: value, source: source, now: now, into: &output)
     }
 
+    /// Dead-letters a decoded record the caller refuses (e.g. a fix whose clock the stream refuted).
+    public mutating func reject(_ reason: RejectionReason, _ detail: String, key: [UInt8]?,
+                                value: UnsafeRawBufferPointer, source: RecordSource, processingTime: UnixMillis?,
+                                into output: inout OutputBatch)
+    {
+        fold.counters.rejected[reason, default: 0] += 1
+        deadLetter(reason, detail, key: key, value: value, source: source, at: processingTime ?? fold.streamTime,
+                   into: &output)
+    }
+
     /// Dead-letters a record that could not be read at all (e.g. a line over the size limit).
     public mutating func rejectUnreadable(_ reason: RejectionReason, _ detail: String, source: RecordSource,
                                           processingTime: UnixMillis?, into output: inout OutputBatch)

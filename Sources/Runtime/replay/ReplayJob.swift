@@ -91,6 +91,28 @@ public enum ReplayJob {
             }
         }
 
+        var clock = ClockGuard(skew: options.settings.maxClockSkew)
+        func releaseHeld(processor: inout InputProcessor, output: inout OutputBatch) {
+            for held in clock.takeHeld() {
+                deliverCommands(upTo: held.fix.createdAt, processor: &processor, output: &output)
+                held.bytes.withUnsafeBytes { bytes in
+                    processor.process(held.fix, key: nil, value: bytes, source: held.source, geofences: geofences,
+                                      processingTime: nil, into: &output)
+                }
+            }
+        }
+        func rejectHeld(streamTime: UnixMillis, processor: inout InputProcessor, output: inout OutputBatch) {
+            for held in clock.takeHeld() {
+                let ahead = (held.fix.createdAt - streamTime) / 1000
+                held.bytes.withUnsafeBytes { bytes in
+                    processor.reject(
+                        .futureTimestamp,
+                        "createdAt is \(ahead) s ahead of the stream, which other users' fixes did not follow (a wrong device clock)",
+                        key: nil, value: bytes, source: held.source, processingTime: nil, into: &output)
+                }
+            }
+        }
+
         let reader = try LineReader(path: options.fixesPath)
         var batch = LineBatch()
         while try reader.nextBatch(into: &batch) {
@@ -104,6 +126,14 @@ public enum ReplayJob {
                 guard let fix = processor.decodeFix(key: nil, value: line.bytes, source: source, processingTime: nil,
                                                     into: &output)
                 else { continue }
+                switch clock.judge(fix, streamTime: processor.fold.streamTime) {
+                case .fold: break
+                case .hold:
+                    clock.hold(fix, bytes: line.bytes, source: source)
+                    continue
+                case .confirm: releaseHeld(processor: &processor, output: &output)
+                case .refute: rejectHeld(streamTime: processor.fold.streamTime, processor: &processor, output: &output)
+                }
                 deliverCommands(upTo: fix.createdAt, processor: &processor, output: &output)
                 processor.process(fix, key: nil, value: line.bytes, source: source, geofences: geofences,
                                   processingTime: nil, into: &output)
@@ -112,6 +142,7 @@ public enum ReplayJob {
             try flush()
             progress(reader.progress)
         }
+        releaseHeld(processor: &processor, output: &output)
         deliverCommands(upTo: .max, processor: &processor, output: &output)
         try flush()
         for (writer, path) in zip([events, eta, deadLetters], outputs) { try publish(writer, as: path) }

@@ -8,6 +8,11 @@ public struct PartitionRestore {
     public private(set) var checkpoint: PartitionCheckpoint?
     public private(set) var records = 0
     public private(set) var segments = 0
+    /// Records that could not be read: skipped, so a bad record never stops a partition from being
+    /// restored (the user keeps the state of their previous readable record).
+    public private(set) var corruptRecords = 0
+    /// What the first of them said, for the log.
+    public private(set) var firstCorruption: String?
     private var latest: [String: UserTimeline.Parts] = [:]
     public let history: RocksHistoryStore
 
@@ -20,8 +25,21 @@ public struct PartitionRestore {
 
     public var users: Int { latest.count }
 
-    /// Applies one changelog record (a null value deletes a history segment).
-    public mutating func apply(key: [UInt8]?, value: [UInt8]?) throws {
+    /// Applies one changelog record (a null value deletes a history segment); an unreadable one is
+    /// skipped and counted.
+    public mutating func apply(key: [UInt8]?, value: [UInt8]?) {
+        do {
+            try applyReadable(key: key, value: value)
+        } catch {
+            corruptRecords += 1
+            if firstCorruption == nil {
+                let name = key.map { String(decoding: $0.prefix(64), as: UTF8.self) } ?? "(no key)"
+                firstCorruption = "changelog record for key \"\(name)\" unreadable, skipped: \(error)"
+            }
+        }
+    }
+
+    private mutating func applyReadable(key: [UInt8]?, value: [UInt8]?) throws {
         records += 1
         guard let key else { return }
         if RocksHistoryStore.isSegmentKey(key) {
@@ -34,6 +52,9 @@ public struct PartitionRestore {
             checkpoint = try PartitionCheckpoint(bytes: value)
         } else {
             let parts = try TimelineCodec.decode(value)
+            guard Array(parts.userId.utf8) == key else {
+                throw BinaryReader.Corrupt(description: "state of user \(parts.userId.prefix(64)) under another key")
+            }
             latest[parts.userId] = parts
         }
     }

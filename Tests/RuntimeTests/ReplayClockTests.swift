@@ -1,0 +1,89 @@
+import Codec
+import Domain
+import Foundation
+import LZ4IO
+import Runtime
+import Testing
+
+/// `tripstream replay` has no wall clock: one device's wrong clock must not move time for the
+/// others, while a real gap in the data, where every user moves on, still advances it.
+@Suite struct ReplayClockTests {
+    static let t0: UnixMillis = 1_767_247_200_000  // 2026-01-01T06:00:00Z
+    static let store = Geofence(tag: "store", externalId: "g1", description: "store",
+                                shape: .circle(center: Coordinate(latitude: 41.148, longitude: -8.611), radius: 150),
+                                dwellThreshold: 10)
+
+    static func fix(_ user: String, minutes: Double, inside: Bool = true) -> Fix {
+        Fix(userId: user, createdAt: t0 + UnixMillis(minutes * 60_000),
+            position: Coordinate(latitude: inside ? 41.148 : 41.2, longitude: -8.611), accuracy: 5)
+    }
+
+    /// Replays fixes (in this order) and a trip start for user A; returns events and dead letters.
+    static func replay(_ fixes: [Fix]) throws -> (events: [DecodedEvent], deadLetters: [String]) {
+        let directory = NSTemporaryDirectory() + "tripstream-clock-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try ReplayJob.makeDirectory(directory)
+        func write(_ name: String, _ lines: [[UInt8]]) throws -> String {
+            let path = directory + "/" + name
+            let writer = try FileWriter(path: path)
+            for line in lines {
+                try writer.write(line)
+                try writer.write(byte: UInt8(ascii: "\n"))
+            }
+            try writer.close()
+            return path
+        }
+        func encoded(_ body: (inout [UInt8]) -> Void) -> [UInt8] {
+            var line: [UInt8] = []
+            body(&line)
+            return line
+        }
+        let start = TripCommand(kind: .start, userId: "A", createdAt: t0,
+                                trip: TripOptions(externalId: "t1", destinationGeofenceTag: "store",
+                                                  destinationGeofenceExternalId: "g1", mode: .car))
+        let options = ReplayOptions(
+            geofencesPath: try write("geofences.ndjson", [encoded { InputRecordEncoder.encode(Self.store, into: &$0) }]),
+            commandsPath: try write("commands.ndjson", [encoded { InputRecordEncoder.encode(start, into: &$0) }]),
+            fixesPath: try write("fixes.ndjson", fixes.map { fix in encoded { InputRecordEncoder.encode(fix, into: &$0) } }),
+            outputDirectory: directory + "/out", settings: FoldSettings())
+        _ = try ReplayJob.run(options)
+        let events = try String(contentsOfFile: directory + "/out/events.ndjson", encoding: .utf8)
+            .split(separator: "\n").map { try EventDecoder.decode(Array($0.utf8)) }
+        let letters = try String(contentsOfFile: directory + "/out/dead-letters.ndjson", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        return (events, letters)
+    }
+
+    @Test func oneDevicesWrongClockMovesNoClock() throws {
+        let b2199 = Fix(userId: "B", createdAt: 7_226_582_400_000, position: Coordinate(latitude: 41.2, longitude: -8.6))
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("A", minutes: 2), b2199, Self.fix("A", minutes: 4),
+        ])
+        #expect(letters.count == 1)
+        #expect(letters.first?.contains("future_timestamp") == true)
+        let types = events.map(\.event.type)
+        #expect(!types.contains(.dwelledInGeofence), "A's 10-minute dwell must not fire after 3 minutes")
+        #expect(!types.contains(.stoppedTrip), "A's trip must not expire")
+        #expect(types.contains(.enteredGeofence))
+        #expect(events.allSatisfy { ($0.actualCreatedAt ?? 0) < Self.t0 + 3_600_000 }, "no event processed in 2199")
+    }
+
+    @Test func aRealGapWhereEveryUserMovesOnAdvancesTime() throws {
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
+            // Two hours without data, then both users again.
+            Self.fix("B", minutes: 122, inside: false), Self.fix("A", minutes: 122), Self.fix("A", minutes: 123),
+        ])
+        #expect(letters.isEmpty, "\(letters)")
+        let types = events.map(\.event.type)
+        #expect(types.contains(.dwelledInGeofence), "the gap really passed: A's dwell fires")
+    }
+
+    @Test func aLoneUsersGapIsFolded() throws {
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("A", minutes: 2), Self.fix("A", minutes: 90), Self.fix("A", minutes: 91),
+        ])
+        #expect(letters.isEmpty, "\(letters)")
+        #expect(events.contains { $0.event.type == .dwelledInGeofence })
+    }
+}
