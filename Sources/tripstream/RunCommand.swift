@@ -44,8 +44,10 @@ enum RunCommand {
                    default: "30s", environment: "TRIPSTREAM_SHUTDOWN_TIMEOUT"),
             .value("partitions", valueName: "count", help: "Partitions of topics created at start.", default: "12",
                    environment: "TRIPSTREAM_PARTITIONS"),
-            .value("metrics-port", valueName: "port", help: "Prometheus /metrics and /health port (0: none).",
+            .value("metrics-port", valueName: "port", help: "Prometheus /metrics, /health and /ready port (0: none).",
                    default: "9464", environment: "TRIPSTREAM_METRICS_PORT"),
+            .value("metrics-address", valueName: "ipv4", help: "Address the metrics endpoint listens on.",
+                   default: "0.0.0.0", environment: "TRIPSTREAM_METRICS_ADDRESS"),
             .configFile(environment: "TRIPSTREAM_CONFIG"),
         ] + TopicNames.options)
 
@@ -59,7 +61,8 @@ enum RunCommand {
         let metrics = RuntimeMetrics()
         let port = try parsed.int("metrics-port", in: 0...65_535)
         if port > 0 {
-            let server = try MetricsServer(port: UInt16(port), metrics: metrics)
+            let server = try MetricsServer(address: try parsed.string("metrics-address"), port: UInt16(port),
+                                           metrics: metrics)
             server.start()
             Terminal.error("metrics on http://0.0.0.0:\(server.port)/metrics")
         }

@@ -14,15 +14,20 @@ extension StreamRuntime {
         guard force || due else { return }
         do {
             try commitTransaction()
-            metrics.update { $0.transactionsCommitted += 1 }
+            metrics.update {
+                $0.transactionsCommitted += 1
+                $0.consecutiveAborts = 0
+            }
         } catch let error as KafkaError where error.isFatal {
             throw error  // fenced by a newer instance, or an unrecoverable client error
         } catch {
             log("transaction failed, aborting and rebuilding state from the changelog: \(error)")
             try? producer.abortTransaction(timeout: .seconds(30))
-            output.removeAll()
-            for owner in owners.values { owner.history.discard() }
-            metrics.update { $0.transactionsAborted += 1 }
+            try dropUncommittedWork()
+            metrics.update {
+                $0.transactionsAborted += 1
+                $0.consecutiveAborts += 1
+            }
             try rebuildOwnedPartitions()
         }
         // The interval runs from commit start to commit start: a slow commit shortens the next wait
@@ -110,6 +115,16 @@ extension StreamRuntime {
         }
     }
 
+    /// Forgets what was folded since the last commit: outputs, history changes, commit timestamps.
+    func dropUncommittedWork() throws {
+        output.removeAll()
+        for partition in owners.keys {
+            owners[partition]!.history.discard()
+            owners[partition]!.uncommittedTimestamps.removeAll(keepingCapacity: true)
+            owners[partition]!.dirty = false
+        }
+    }
+
     /// After an aborted transaction the in-memory state is ahead of what Kafka holds: rebuild every
     /// owned partition from its snapshot and changelog and seek the inputs back.
     func rebuildOwnedPartitions() throws {
@@ -118,11 +133,20 @@ extension StreamRuntime {
             let owner = try restore(partition)
             owners[partition] = owner
             lastProgress[partition] = WallClock.monotonic()
+            let locations = TopicPartition(topic: options.topics.locations, partition: partition)
             if owner.hasCheckpoint {
-                try consumer.seek([TopicPartitionOffset(topic: options.topics.locations, partition: partition,
+                try consumer.seek([TopicPartitionOffset(topic: locations.topic, partition: partition,
                                                         offset: owner.locationsOffset)])
                 try commandsReader.seek([TopicPartitionOffset(topic: options.topics.tripCommands, partition: partition,
                                                               offset: owner.commandsOffset)])
+            } else {
+                // Nothing of this partition was ever committed with a checkpoint: what was folded since it
+                // was taken is undone, so its inputs start again where the group's offsets (or the log) begin.
+                let committed = (try? consumer.committed([locations], timeout: .seconds(5)))?[locations]
+                try consumer.seek([TopicPartitionOffset(topic: locations.topic, partition: partition,
+                                                        offset: committed ?? TopicPartitionOffset.beginning)])
+                try commandsReader.seek([TopicPartitionOffset(topic: options.topics.tripCommands, partition: partition,
+                                                              offset: TopicPartitionOffset.beginning)])
             }
         }
     }

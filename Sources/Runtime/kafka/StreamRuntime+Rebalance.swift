@@ -10,7 +10,7 @@ extension StreamRuntime {
         var assignedNow = Set<Int32>()
         for event in consumer.takeRebalanceEvents() {
             switch event {
-            case let .revoked(partitions), let .lost(partitions):
+            case let .revoked(partitions):
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition)
                 guard !mine.isEmpty else { continue }
                 // Hand over cleanly: what was folded is committed before another instance resumes.
@@ -19,6 +19,21 @@ extension StreamRuntime {
                 for partition in mine { retire(partition) }
                 try commandsReader.remove(mine.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
                 log("gave up partitions \(mine.sorted())")
+            case let .lost(partitions):
+                let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition)
+                guard !mine.isEmpty else { continue }
+                // Another member may own them already: nothing folded since the last commit may be
+                // committed now. The uncommitted outputs mix every owned partition's, so all are dropped,
+                // and the partitions still owned are rebuilt from what was committed.
+                try dropUncommittedWork()
+                for partition in mine { retire(partition) }
+                try commandsReader.remove(mine.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
+                try rebuildOwnedPartitions()
+                metrics.update {
+                    $0.partitionsLost += mine.count
+                    $0.groupLost = true
+                }
+                log("lost partitions \(mine.sorted()) (session expired or fenced): dropped without committing")
             case let .assigned(partitions):
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition).sorted()
                 guard !mine.isEmpty else { continue }
@@ -34,6 +49,7 @@ extension StreamRuntime {
                                              owner.hasCheckpoint ? .offset(owner.commandsOffset) : .beginning)])
                     assignedNow.insert(partition)
                 }
+                metrics.update { $0.groupLost = false }
                 log("took partitions \(mine)")
             case let .failed(error):
                 log("warning: rebalance failed: \(error)")

@@ -23,6 +23,8 @@ public final class RuntimeMetrics: Sendable {
         public var restoreSeconds = 0.0
         public var restoresInProgress = 0
         public var ownedPartitions = 0
+        /// Partitions reported lost (session expired): dropped without committing.
+        public var partitionsLost = 0
         /// Inputs folded past the other input stream after `mergeWait` without the broker confirming its end.
         public var forcedMerges = 0
         /// Stored history segments that could not be read and were skipped.
@@ -32,7 +34,23 @@ public final class RuntimeMetrics: Sendable {
         public var trackedUsers = 0
         public var geofences = 0
         public var ready = false
+        /// Transactions aborted since the last one committed.
+        public var consecutiveAborts = 0
+        /// Our partitions were reported lost and none was assigned since.
+        public var groupLost = false
         public init() {}
+
+        /// Aborts in a row after which the instance reports itself unhealthy.
+        public static let unhealthyAborts = 3
+
+        /// Why `/health` fails, nil when healthy.
+        public var healthProblem: String? {
+            if consecutiveAborts >= Self.unhealthyAborts {
+                return "unhealthy: \(consecutiveAborts) transactions aborted in a row"
+            }
+            if groupLost { return "unhealthy: the consumer group lost this instance's partitions" }
+            return nil
+        }
     }
 
     /// Cumulative histogram in Prometheus' shape.
@@ -113,6 +131,9 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_corrupt_changelog_records_total", "counter",
                "State-changelog records that could not be read while restoring and were skipped (the user keeps their previous state).",
                [("", "\(v.corruptChangelogRecords)")])
+        metric("tripstream_partitions_lost_total", "counter",
+               "Partitions reported lost (session expired or fenced) and dropped without committing.",
+               [("", "\(v.partitionsLost)")])
         metric("tripstream_duplicates_total", "counter", "Duplicate inputs dropped.", [("", "\(v.fold.duplicates)")])
         metric("tripstream_filtered_fixes_total", "counter", "Fixes left out of the state by the filters.",
                [("{filter=\"gps_jump\"}", "\(v.fold.filteredJumps)"),
