@@ -194,6 +194,33 @@ import Testing
         #expect(h.fold.timeline(of: "u1")!.hotInputCount <= 2 * UserTimeline.maximumEqualTimes + 2)
     }
 
+    @Test func segmentsAreAlsoCutByWhatTheirInputsCarry() {
+        let store = MemoryHistoryStore()
+        var h = Harness([Self.store], history: store)
+        for i in 0..<40 {
+            var fix = World.fix(at: Int64(i) * 15, Self.o)
+            fix.metadata = RawJSON("{\"blob\":\"" + String(repeating: Character(String(i % 10)), count: 60_000) + "\"}")
+            h.send(fix)
+        }
+        #expect(store.segmentCount >= 5, "cut by weight, not after 32 inputs")
+        for segment in store.all(of: "u1") {
+            let weight = segment.inputs.reduce(0) { $0 + $1.attachmentWeight }
+            #expect(weight < UserTimeline.segmentAttachmentBytes + 65_536, "a segment carries \(weight) bytes")
+        }
+        // Late data cut the same way when placed.
+        h.settlesEachInput = false
+        for i in 0..<10 {
+            var fix = World.fix(at: Int64(i) * 15 + 7, Self.o, replayed: true)
+            fix.metadata = RawJSON("{\"late\":\"" + String(repeating: "z", count: 60_000) + "\(i)\"}")
+            h.send(fix)
+        }
+        h.settle()
+        for segment in store.all(of: "u1") {
+            let weight = segment.inputs.reduce(0) { $0 + $1.attachmentWeight }
+            #expect(weight < UserTimeline.segmentAttachmentBytes + 65_536, "a segment carries \(weight) bytes")
+        }
+    }
+
     // MARK: - The ordering property across users and long gaps
 
     /// A few users of one partition, each with a trip and an offline gap of up to three hours.

@@ -9,9 +9,17 @@ public struct DeadLetter: Sendable, Equatable {
     public var topic: String
     public var partition: Int32
     public var offset: Int64
-    /// The record's key and value exactly as received; nil when the record had none.
+    /// The record's key and value exactly as received (the value's first `maximumValueBytes` when
+    /// it is longer); nil when the record had none.
     public var key: [UInt8]?
     public var value: [UInt8]?
+    /// When `value` was cut: the original's size and FNV-1a 64 hash, to find it again upstream.
+    public var originalValueSize: Int?
+    public var originalValueHash: UInt64?
+
+    /// Values kept whole up to this size: a dead letter must stay far below any broker's message
+    /// size limit, or the dead letter of a huge record would itself be refused, forever.
+    public static let maximumValueBytes = 16 * 1024
     /// Processing time at which the record was rejected.
     public var receivedAt: UnixMillis
 
@@ -24,9 +32,24 @@ public struct DeadLetter: Sendable, Equatable {
         self.topic = topic
         self.partition = partition
         self.offset = offset
-        self.key = key
-        self.value = value
+        self.key = key.map { $0.count > Self.maximumValueBytes ? Array($0.prefix(Self.maximumValueBytes)) : $0 }
         self.receivedAt = receivedAt
+        if let value, value.count > Self.maximumValueBytes {
+            self.value = Array(value.prefix(Self.maximumValueBytes))
+            originalValueSize = value.count
+            originalValueHash = Self.fnv1a64(value)
+        } else {
+            self.value = value
+        }
+    }
+
+    static func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 
     /// A dead letter for a decoding failure.

@@ -2,7 +2,7 @@ import Domain
 
 /// Encodes a dead letter (`tripstream.dead-letters`, `schemas/dead-letter.schema.json`):
 /// `{"reason", "detail", "topic", "partition", "offset", "key" | "keyBase64", "value" | "valueBase64",
-/// "receivedAt"}`. A key or value that is valid UTF-8 is written as a JSON string (escaped, so the
+/// ["valueTruncated", "valueSize", "valueHash"], "receivedAt"}`. A key or value that is valid UTF-8 is written as a JSON string (escaped, so the
 /// exact bytes come back on decoding); anything else as base64. Absent ones are omitted.
 public enum DeadLetterEncoder {
     public static func encode(_ letter: DeadLetter, into buffer: inout [UInt8]) {
@@ -19,6 +19,12 @@ public enum DeadLetterEncoder {
             w.int(letter.offset)
             if let key = letter.key { w.payload(key, text: ",\"key\":", base64: ",\"keyBase64\":\"") }
             if let value = letter.value { w.payload(value, text: ",\"value\":", base64: ",\"valueBase64\":\"") }
+            if let size = letter.originalValueSize, let hash = letter.originalValueHash {
+                w.raw(",\"valueTruncated\":true,\"valueSize\":")
+                w.int(size)
+                w.raw(",\"valueHash\":")
+                w.string("fnv1a64:" + String(hash, radix: 16))
+            }
             w.raw(",\"receivedAt\":")
             w.timestamp(letter.receivedAt)
             w.byte(UInt8(ascii: "}"))

@@ -13,6 +13,9 @@ struct TailLog: Sendable {
     private var lastLatitude: Int32 = 0
     private var lastLongitude: Int32 = 0
     private var attachments: [TimelineInput.Attachment] = []
+    /// What the attachments weigh in a stored segment (see `TimelineInput.attachmentWeight`).
+    private(set) var attachmentBytes = 0
+    private var lastAttachment: TimelineInput?
 
     init() {}
 
@@ -43,6 +46,10 @@ struct TailLog: Sendable {
         if flags & 2 != 0 {
             Self.varint(UInt64(attachments.count), into: &bytes)
             attachments.append(input.attachment)
+            if lastAttachment.map({ !$0.sharesAttachment(with: input) }) ?? true {
+                attachmentBytes += input.attachmentWeight
+            }
+            lastAttachment = input
         }
         lastTime = input.time
         lastLatitude = input.position.latitudeE7
@@ -53,6 +60,8 @@ struct TailLog: Sendable {
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         attachments.removeAll()
+        attachmentBytes = 0
+        lastAttachment = nil
         count = 0
         lastLatitude = 0
         lastLongitude = 0

@@ -60,6 +60,28 @@ public struct TimelineInput: Sendable, Equatable {
         return nil
     }
 
+    /// Bytes its attachment adds to a stored segment (device id, metadata, a command's strings):
+    /// segments are also cut by this weight, so a stored segment stays far below a broker's message
+    /// size limit whatever the inputs carry.
+    public var attachmentWeight: Int {
+        switch attachment {
+        case .none: 0
+        case let .fixExtras(x): (x.deviceId?.utf8.count ?? 0) + (x.metadata?.bytes.count ?? 0)
+        case let .command(box):
+            box.command.userId.utf8.count + box.command.trip.externalId.utf8.count
+                + (box.command.trip.metadata?.bytes.count ?? 0) + 64
+        }
+    }
+
+    /// Whether both carry the very same attachment object (stored once in a segment).
+    func sharesAttachment(with other: TimelineInput) -> Bool {
+        switch (attachment, other.attachment) {
+        case let (.fixExtras(a), .fixExtras(b)): a === b
+        case let (.command(a), .command(b)): a === b
+        default: false
+        }
+    }
+
     public var isCommand: Bool {
         if case .command = attachment { return true }
         return false

@@ -64,12 +64,19 @@ extension UserTimeline {
         chunk.reserveCapacity(settings.segmentInputs + 1)
         state = start
         var chunkStart = state
+        var chunkWeight = 0
         for index in merged.indices {
             let input = merged[index]
-            if chunk.count >= settings.segmentInputs, input.time > chunk[chunk.count - 1].time {
+            if chunk.count >= settings.segmentInputs || chunkWeight >= Self.segmentAttachmentBytes,
+                input.time > chunk[chunk.count - 1].time
+            {
                 sealed.append(HistorySegment(start: chunkStart, inputs: chunk, tableVersion: version))
                 chunk.removeAll(keepingCapacity: true)
+                chunkWeight = 0
                 chunkStart = state
+            }
+            if let previous = chunk.last, previous.sharesAttachment(with: input) {} else {
+                chunkWeight += input.attachmentWeight
             }
             // Inputs newer than anything folded before are as live as they would have been in order.
             quiet.live = fromQueue[index] && input.time > previousNewest && !input.replayed

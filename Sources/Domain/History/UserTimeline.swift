@@ -54,6 +54,9 @@ public struct UserTimeline: Sendable {
 
     /// Most inputs of one user with the same event time (segments never split equal times).
     public static let maximumEqualTimes = 64
+    /// A segment is also cut once its attachments weigh this much, so that with inputs of at most
+    /// 64 KiB a stored segment (and its changelog record) stays well below a megabyte.
+    public static let segmentAttachmentBytes = 256 * 1024
 
     public enum Admission: Equatable, Sendable {
         /// Folded at the end of history, no refold.
@@ -89,7 +92,9 @@ public struct UserTimeline: Sendable {
                 queue(input)
                 return .deferred
             }
-            if tail.count >= settings.segmentInputs { seal(context: context, store: store) }
+            if tail.count >= settings.segmentInputs || tail.attachmentBytes >= Self.segmentAttachmentBytes {
+                seal(context: context, store: store)
+            }
             return append(input, context: context, events: &events)
         }
         // An event time the tail already reaches: its place among the tail's inputs.

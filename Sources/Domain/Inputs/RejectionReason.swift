@@ -23,4 +23,7 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     /// More inputs of one user at the same millisecond than any device sends (a flood): history
     /// segments never split equal times, so they are bounded here.
     case timestampFlood = "timestamp_flood"
+    /// An output (event or ETA update) larger than the broker's message size limit: published as
+    /// this dead letter instead (with its first bytes), so it cannot block every later transaction.
+    case outputTooLarge = "output_too_large"
 }

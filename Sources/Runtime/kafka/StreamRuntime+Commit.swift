@@ -1,3 +1,4 @@
+import Codec
 import Domain
 import KafkaIO
 
@@ -103,9 +104,31 @@ extension StreamRuntime {
     }
 
     private func produce(_ records: RecordBuffer, to topic: String) throws {
+        let limit = maximumRecordBytes
         try records.forEach { key, value in
+            guard value.count + key.count <= limit else {
+                // The broker would refuse it, and the transaction with it, every time it is retried:
+                // publish a dead letter in its place (with its first bytes) and count it.
+                let letter = DeadLetter(
+                    reason: .outputTooLarge,
+                    detail: "\(topic) record of \(value.count) bytes is over the \(limit)-byte limit (message.max.bytes); not published",
+                    topic: topic, partition: -1, offset: -1, key: Array(key), value: Array(value),
+                    receivedAt: WallClock.now())
+                var encoded: [UInt8] = []
+                DeadLetterEncoder.encode(letter, into: &encoded)
+                try producer.produce(topic: options.topics.deadLetters, key: key.isEmpty ? nil : Array(key),
+                                     value: encoded)
+                oversizedOutputs += 1
+                return
+            }
             try producer.produce(topic: topic, key: key.isEmpty ? nil : key, value: value)
         }
+    }
+
+    /// The largest record (key and value) the producer may send: librdkafka's `message.max.bytes`
+    /// (default 1,000,000) less room for the record's framing.
+    var maximumRecordBytes: Int {
+        (options.kafka["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000) - 512
     }
 
     private func confirmDeliveries(_ what: String) throws {
@@ -200,6 +223,7 @@ extension StreamRuntime {
             $0.consumed = consumed
             $0.forcedMerges = forcedMerges
             $0.corruptHistorySegments = corrupt
+            $0.processor.deadLetters[.outputTooLarge, default: 0] += oversizedOutputs
         }
     }
 }

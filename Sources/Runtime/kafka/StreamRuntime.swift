@@ -30,6 +30,8 @@ public final class StreamRuntime {
     var retiredProcessor = ProcessorCounters()
     var retiredForcedMerges = 0
     var retiredCorruptSegments = 0
+    /// Outputs over the producer's size limit, published as dead letters instead.
+    var oversizedOutputs = 0
     /// The owned-partition count last given to `metrics`.
     var reportedOwnedPartitions = 0
     var lastCommit = WallClock.monotonic()
