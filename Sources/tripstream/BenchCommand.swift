@@ -33,12 +33,26 @@ enum BenchCommand {
             .value("history-users", valueName: "count", help: "Users of the --history measurement.", default: "20000"),
             .value("history-minutes", valueName: "count", help: "Minutes of 15 s fixes each of them holds.",
                    default: "60"),
+            .flag("geofence-table", help: "Only load a table of 1,000,000 circles and 10,000 polygons and report its memory."),
+            .flag("soak", help: "Only fold --soak-users users for --soak-minutes and report memory every 30 s."),
+            .value("soak-users", valueName: "count", help: "Users of --soak.", default: "1000000"),
+            .value("soak-minutes", valueName: "minutes", help: "Wall-clock minutes of --soak.", default: "10"),
         ])
 
     static func run(_ parsed: ParsedArguments) throws {
         #if DEBUG
         Terminal.error("warning: debug build; measure with `swift build -c release`")
         #endif
+        if try parsed.bool("geofence-table") {
+            ScaleBench.geofenceTable(circles: 1_000_000, polygons: 10_000)
+            return
+        }
+        if try parsed.bool("soak") {
+            try ScaleBench.soak(users: try parsed.int("soak-users", in: 1...10_000_000),
+                                minutes: Double(try parsed.int("soak-minutes", in: 1...1_440)),
+                                workDirectory: try parsed.string("work-dir") + "/soak")
+            return
+        }
         if try parsed.bool("history") {
             let bench = HistoryBench(users: try parsed.int("history-users", in: 1...10_000_000), minutes: try parsed.int("history-minutes", in: 1...10_080),
                                      workDirectory: try parsed.string("work-dir") + "/history")
