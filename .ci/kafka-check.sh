@@ -65,7 +65,7 @@ printf 'session.timeout.ms=6000\nheartbeat.interval.ms=500\n' >"$work/client.pro
 start_run() {  # [state dir]
     echo "== tripstream run #$((kills + 1))" >>"$work/run.log"
     "$tripstream" run --brokers "$brokers" --kafka-config "$work/client.properties" --group ci-check \
-        --state-dir "${1:-$state}" --instance-id ci --metrics-port 19464 --snapshot-interval 2s >>"$work/run.log" 2>&1 &
+        --state-dir "${1:-$state}" --instance-id ci --metrics-port 19464 --snapshot-interval 2s --idle-advance 0 >>"$work/run.log" 2>&1 &
     run_pid=$!
     pids+=($run_pid)
 }

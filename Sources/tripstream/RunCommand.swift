@@ -38,6 +38,10 @@ enum RunCommand {
                    default: "2s", environment: "TRIPSTREAM_MERGE_WAIT"),
             HorizonOption.spec(environment: "TRIPSTREAM_REPLAY_HORIZON"),
             ClockSkewOption.spec(environment: "TRIPSTREAM_MAX_CLOCK_SKEW"),
+            .value("idle-advance", valueName: "duration",
+                   help: "A partition without inputs for this long has its stream time moved to the wall clock less "
+                       + "this, so dwell and trip-expiry timers fire without waiting for its next fix (0: never).",
+                   default: "30s", environment: "TRIPSTREAM_IDLE_ADVANCE"),
             .value("shutdown-timeout", valueName: "duration",
                    help: "Longest graceful shutdown after SIGTERM/SIGINT; past it the process exits with status 2 and "
                        + "the open transaction is left to the broker's transaction timeout.",
@@ -83,6 +87,7 @@ enum RunCommand {
         options.commitInterval = try parsed.duration("commit-interval")
         options.snapshotInterval = try parsed.duration("snapshot-interval")
         options.mergeWait = try parsed.duration("merge-wait")
+        options.idleAdvance = try parsed.duration("idle-advance")
         options.settings.replayHorizon = try HorizonOption.read(parsed)
         options.settings.maxClockSkew = try ClockSkewOption.read(parsed)
         options.partitions = Int32(try parsed.int("partitions", in: 1...100_000))

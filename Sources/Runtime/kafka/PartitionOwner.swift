@@ -41,11 +41,15 @@ struct PartitionOwner {
     var commandsOffset: Int64
     /// Whether anything changed since the last checkpoint record.
     var dirty = false
+    /// Wall-clock time (ms) of the last input folded, or of when the partition was taken.
+    var lastInputAt = WallClock.now()
     /// Inputs folded, by stream.
     var foldedFixes = 0
     var foldedCommands = 0
     /// Heads folded past the other stream without the broker's confirmation (`force`).
     var forcedMerges = 0
+    /// Times stream time was moved on by the wall clock while the partition was quiet.
+    var idleAdvances = 0
     /// Kafka timestamps of the inputs folded since the last commit (for the commit latency).
     var uncommittedTimestamps: [Int64] = []
     /// Offsets below these were already taken (re-deliveries after a seek are dropped).
@@ -190,12 +194,24 @@ struct PartitionOwner {
                                into output: inout OutputBatch)
     {
         if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
+        lastInputAt = now
         input.value.withUnsafeBytes { value in
             processor.process(
                 input.decoded, key: input.key, value: value,
                 source: RecordSource(topic: topic, partition: partition, offset: input.offset),
                 geofences: geofences, processingTime: now, into: &output)
         }
+        dirty = true
+    }
+
+    /// Moves a quiet partition's stream time on by the wall clock (see `RuntimeOptions.idleAdvance`):
+    /// when nothing is pending and nothing was folded for `idle` ms, stream time becomes `now - idle`.
+    mutating func advanceIfIdle(now: UnixMillis, idle: Int64, geofences: GeofenceTable, into output: inout OutputBatch) {
+        guard idle > 0, pendingCount == 0, now - lastInputAt >= idle else { return }
+        let target = now - idle
+        guard target > processor.fold.streamTime else { return }
+        processor.advanceStreamTime(to: target, geofences: geofences, processingTime: now, into: &output)
+        idleAdvances += 1
         dirty = true
     }
 

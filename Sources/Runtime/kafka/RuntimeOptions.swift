@@ -17,6 +17,9 @@ public struct RuntimeOptions: Sendable {
     /// How long a partition waits for the other input stream (silent, but not known to be at its
     /// end) before folding anyway, ms. Default: 2 s.
     public var mergeWait: Int64 = 2_000
+    /// A partition with nothing to fold for this long (ms) has its stream time moved to the wall
+    /// clock less this, so dwell and expiry timers fire without waiting for its next input (0: never).
+    public var idleAdvance: Int64 = 30_000
     /// Records fetched per poll. Default: 10,000.
     public var maxPollRecords = 10_000
     /// Identifies this instance's transactional producer across restarts (fencing zombies).

@@ -175,6 +175,12 @@ public final class StreamRuntime {
             let after = owners[partition]!.locationsOffset + owners[partition]!.commandsOffset
             if after != before || owners[partition]!.pendingCount == 0 { lastProgress[partition] = started }
         }
+        if options.idleAdvance > 0 {
+            for partition in owners.keys.sorted() {
+                owners[partition]!.advanceIfIdle(now: now, idle: options.idleAdvance, geofences: geofenceFeed.table,
+                                                 into: &output)
+            }
+        }
         if !records.isEmpty {
             let seconds = WallClock.monotonic() - started
             metrics.update { $0.foldBatchSeconds.observe(seconds) }
