@@ -93,6 +93,22 @@ public final class RocksDatabase: @unchecked Sendable {
         batch.clear()
     }
 
+    /// The value under `key`, seeing `overlay`'s writes over the database's; nil if there is none.
+    public func get(_ key: [UInt8], overlay: RocksWriteBatch) throws(RocksError) -> [UInt8]? {
+        var length = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let value = key.withUnsafeBufferPointer { k in
+            k.withMemoryRebound(to: CChar.self) {
+                rocksdb_writebatch_wi_get_from_batch_and_db(overlay.handle, handle, readOptions, $0.baseAddress,
+                                                            $0.count, &length, &error)
+            }
+        }
+        if let failure = RocksError(taking: error) { throw failure }
+        guard let value else { return nil }
+        defer { rocksdb_free(value) }
+        return Array(UnsafeRawBufferPointer(start: value, count: length))
+    }
+
     /// Makes everything written so far survive a machine crash (the write-ahead log, synced).
     public func synchronize() throws(RocksError) {
         var error: UnsafeMutablePointer<CChar>?

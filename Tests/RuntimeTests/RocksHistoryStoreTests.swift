@@ -74,6 +74,32 @@ import Testing
         #expect(rebuilt.takeChanges().isEmpty, "restoring is not a change")
     }
 
+    @Test func parkedUsersSurviveReopeningAndComeBackOnce() throws {
+        let directory = TestHistory.directory() + "/parked"
+        var state = UserState()
+        state.visitCount = 7
+        let parts = UserTimeline.Parts(userId: "idle", current: state, tailStart: state, tail: [], storedSegments: 2,
+                                       historyStart: .min, secondSegmentStart: 5, watermark: 10, lastTickTimer: 3,
+                                       newestTime: 12)
+        do {
+            let store = try RocksHistoryStore(directory: directory, fresh: true, recordsChanges: true)
+            #expect(!store.mayHaveParkedUsers)
+            store.park(parts)
+            #expect(store.takeChanges().isEmpty, "parked state is a copy of the changelog's, not a change")
+            try store.commit()
+            try store.synchronize()
+            store.close()
+        }
+        let reopened = try RocksHistoryStore(directory: directory, fresh: false, recordsChanges: true)
+        defer { reopened.close() }
+        #expect(reopened.mayHaveParkedUsers)
+        #expect(reopened.unpark("someone else") == nil)
+        #expect(reopened.unpark("idle") == parts)
+        try reopened.commit()
+        #expect(reopened.unpark("idle") == nil, "taken back once")
+        #expect(reopened.segments(of: "idle", from: .min).isEmpty, "parked keys are not segments")
+    }
+
     @Test func corruptSegmentsAreSkippedCountedAndReported() throws {
         let store = try TestHistory.store()
         defer { store.close() }

@@ -52,12 +52,20 @@ public protocol HistoryStore: AnyObject, Sendable {
     /// Drops the user's segments that hold only inputs older than `cutoff`: every segment followed by
     /// one starting before `cutoff` (the last of those still holds inputs at or after it).
     func expire(_ userId: String, before cutoff: UnixMillis) -> HistoryExpiry
+
+    /// Keeps the hot parts of a user leaving memory (idle beyond the horizon), until `unpark`.
+    func park(_ parts: UserTimeline.Parts)
+    /// Takes back a parked user's parts (nil if the user was never parked).
+    func unpark(_ userId: String) -> UserTimeline.Parts?
+    /// Whether any user may be parked (new users need no lookup otherwise).
+    var mayHaveParkedUsers: Bool { get }
 }
 
 /// Segments in memory: for tests and for folds small enough not to need a disk.
 public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
     // Unchecked: like every store, used by one thread at a time.
     private var byUser: [String: [HistorySegment]] = [:]
+    private var parked: [String: UserTimeline.Parts] = [:]
 
     public init() {}
 
@@ -70,6 +78,7 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
     public func copy() -> MemoryHistoryStore {
         let copy = MemoryHistoryStore()
         copy.byUser = byUser
+        copy.parked = parked
         return copy
     }
 
@@ -93,6 +102,11 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
         list.sort { $0.firstTime < $1.firstTime }
         byUser[userId] = list.isEmpty ? nil : list
     }
+
+    public func park(_ parts: UserTimeline.Parts) { parked[parts.userId] = parts }
+    public func unpark(_ userId: String) -> UserTimeline.Parts? { parked.removeValue(forKey: userId) }
+    public var mayHaveParkedUsers: Bool { !parked.isEmpty }
+    public var parkedCount: Int { parked.count }
 
     public func expire(_ userId: String, before cutoff: UnixMillis) -> HistoryExpiry {
         var list = byUser[userId] ?? []

@@ -16,6 +16,9 @@ public struct FoldCounters: Sendable, Equatable {
     public var unmatchedCommands = 0
     public var rejected: [RejectionReason: Int] = [:]
     public var eventsByType = [Int](repeating: 0, count: EventType.allCases.count)
+    /// Users moved out of memory while idle beyond the horizon, and users brought back.
+    public var usersEvicted = 0
+    public var usersReturned = 0
     public var corrected = 0
     public var retracted = 0
 

@@ -12,6 +12,8 @@ public struct PartitionFold: Sendable {
     private var isTouched: [Bool] = []
     /// Users with inputs queued for `settle`.
     private var unsettled: [Int32] = []
+    /// Slots of users that left memory, to reuse (their timelines are placeholders with no userId).
+    private var freeSlots: [Int32] = []
     /// The newest event time folded in this partition; timers fire on it.
     public private(set) var streamTime: UnixMillis = .min
     public var counters = FoldCounters()
@@ -30,7 +32,8 @@ public struct PartitionFold: Sendable {
         case rejected(RejectionReason, detail: String)
     }
 
-    public var userCount: Int { timelines.count }
+    /// Users in memory.
+    public var userCount: Int { timelines.count - freeSlots.count }
 
     public func state(of userId: String) -> UserState? {
         existingSlot(of: userId).map { timelines[$0].current }
@@ -208,14 +211,51 @@ public struct PartitionFold: Sendable {
 
     private mutating func slot(for userId: String) -> Int32 {
         if let slot = existingSlot(of: userId) { return slot }
+        var timeline = UserTimeline(userId: userId)
+        if history.mayHaveParkedUsers, let parts = history.unpark(userId) {
+            timeline = UserTimeline(parts: parts)  // back from idleness: the very state it left with
+            counters.usersReturned += 1
+        }
+        if let slot = freeSlots.popLast() {
+            users.insert(userId, at: slot)
+            timelines[slot] = timeline
+            return slot
+        }
         let slot = users.insert(userId)
-        timelines.append(UserTimeline(userId: userId))
+        timelines.append(timeline)
         timers.addSlot()
         isTouched.append(false)
         return slot
     }
 
+    // MARK: - Idle users
+
+    /// Moves users out of memory who are idle beyond `cutoff` (their newest input is older) with
+    /// nothing to wait for: no active trip, inside no geofence, no timer, nothing unsettled or
+    /// unflushed. Their exact state goes to the history store (`park`); their next input brings it
+    /// back, so nothing they would yield changes. Returns how many left.
+    public mutating func evictIdleUsers(before cutoff: UnixMillis) -> Int {
+        var evicted = 0
+        for slot in 0..<Int32(timelines.count) {
+            let evictable: Bool = {
+                let timeline = timelines[slot]
+                return !timeline.userId.isEmpty && timeline.newestTime < cutoff && !timeline.hasPending
+                    && !isTouched[Int(slot)] && timeline.current.presences.isEmpty && !timeline.current.hasActiveTrip
+            }()
+            guard evictable, timers.due(of: slot) == .max else { continue }
+            let userId = timelines[slot].userId
+            history.park(timelines[slot].parts)
+            users.remove(userId, at: slot)
+            timelines[slot] = UserTimeline(userId: "")
+            freeSlots.append(slot)
+            evicted += 1
+        }
+        counters.usersEvicted += evicted
+        return evicted
+    }
+
     private func existingSlot(of userId: String) -> Int32? {
+        // A freed slot's placeholder has an empty userId, which no input can have.
         users.slot(of: userId) { timelines[$0].userId == userId }
     }
 
@@ -238,7 +278,7 @@ public struct PartitionFold: Sendable {
 
     /// Every user's timeline (for a snapshot), in slot order.
     public func allTimelines() -> [UserTimeline] {
-        (0..<Int32(timelines.count)).map { timelines[$0] }
+        (0..<Int32(timelines.count)).compactMap { timelines[$0].userId.isEmpty ? nil : timelines[$0] }
     }
 
     // MARK: - Restore

@@ -23,6 +23,29 @@ struct UserIndex: Sendable {
         }
     }
 
+    /// Adds a user known to be absent at a slot freed by `remove`.
+    mutating func insert(_ userId: String, at slot: Int32) {
+        let hash = Self.hash(userId)
+        next[Int(slot)] = firstSlot[hash] ?? -1
+        firstSlot[hash] = slot
+    }
+
+    /// Forgets the user at `slot`; the slot may be reused with `insert(_:at:)`.
+    mutating func remove(_ userId: String, at slot: Int32) {
+        let hash = Self.hash(userId)
+        guard let first = firstSlot[hash] else { return }
+        if first == slot {
+            let after = next[Int(slot)]
+            firstSlot[hash] = after >= 0 ? after : nil
+        } else {
+            var previous = first
+            while next[Int(previous)] >= 0, next[Int(previous)] != slot { previous = next[Int(previous)] }
+            guard next[Int(previous)] == slot else { return }
+            next[Int(previous)] = next[Int(slot)]
+        }
+        next[Int(slot)] = -1
+    }
+
     /// Adds a user known to be absent, at the next slot.
     mutating func insert(_ userId: String) -> Int32 {
         let hash = Self.hash(userId)

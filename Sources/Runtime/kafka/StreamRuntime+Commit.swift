@@ -184,8 +184,17 @@ extension StreamRuntime {
             log("warning: no snapshots: \(error)")
             return
         }
-        for (partition, owner) in owners where partitions?.contains(partition) ?? true {
+        for partition in owners.keys.sorted() where partitions?.contains(partition) ?? true {
             do {
+                // Users idle beyond the horizon leave memory (their state goes to the local store,
+                // written before the snapshot that no longer holds them).
+                let fold = owners[partition]!.processor.fold
+                if fold.streamTime != .min,
+                    owners[partition]!.processor.fold.evictIdleUsers(before: fold.streamTime - options.settings.replayHorizon) > 0
+                {
+                    try owners[partition]!.history.commit()
+                }
+                let owner = owners[partition]!
                 try owner.history.synchronize()  // what the snapshot claims is on disk first
                 let marks = try consumer.watermarks(topic: options.topics.stateChangelog, partition: partition,
                                                     timeout: .seconds(5))

@@ -156,6 +156,8 @@ extension FoldCounters {
         rewinds += other.rewinds
         lateInputs += other.lateInputs
         refoldedInputs += other.refoldedInputs
+        usersEvicted += other.usersEvicted
+        usersReturned += other.usersReturned
         filteredJumps += other.filteredJumps
         tooInaccurate += other.tooInaccurate
         unmatchedCommands += other.unmatchedCommands

@@ -134,6 +134,11 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_partitions_lost_total", "counter",
                "Partitions reported lost (session expired or fenced) and dropped without committing.",
                [("", "\(v.partitionsLost)")])
+        metric("tripstream_users_evicted_total", "counter",
+               "Users moved out of memory while idle beyond the replay horizon (their state kept on disk).",
+               [("", "\(v.fold.usersEvicted)")])
+        metric("tripstream_users_returned_total", "counter", "Evicted users brought back by a new input.",
+               [("", "\(v.fold.usersReturned)")])
         metric("tripstream_duplicates_total", "counter", "Duplicate inputs dropped.", [("", "\(v.fold.duplicates)")])
         metric("tripstream_filtered_fixes_total", "counter", "Fixes left out of the state by the filters.",
                [("{filter=\"gps_jump\"}", "\(v.fold.filteredJumps)"),

@@ -29,6 +29,10 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
         if fresh { try RocksDatabase.destroy(path: directory) }
         database = try RocksDatabase(path: directory, tuning: tuning)
         self.recordsChanges = recordsChanges
+        try database.scan(from: Self.parkedPrefix, below: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) { _, _ in
+            mayHaveParkedUsers = true
+            return false
+        }
     }
 
     public func close() { database.close() }
@@ -87,6 +91,32 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
         let left = times[drop...]
         return HistoryExpiry(oldestStart: left.first ?? .min, secondStart: left.dropFirst().first ?? .max,
                              dropped: drop)
+    }
+
+    // MARK: - Parked users
+
+    /// Keys of parked users: four 0xFF bytes (no userId is that long), then the user's prefix.
+    static let parkedPrefix: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF]
+    public private(set) var mayHaveParkedUsers = false
+
+    /// Parked parts go only to the local store: they are exactly the user's last state record in the
+    /// changelog (a user is parked only when nothing of theirs is unflushed).
+    public func park(_ parts: UserTimeline.Parts) {
+        overlay.put(Self.parkedPrefix + Self.prefix(parts.userId), TimelineCodec.encode(parts))
+        mayHaveParkedUsers = true
+    }
+
+    public func unpark(_ userId: String) -> UserTimeline.Parts? {
+        let key = Self.parkedPrefix + Self.prefix(userId)
+        do {
+            guard let value = try database.get(key, overlay: overlay) else { return nil }
+            overlay.delete(key)
+            return try TimelineCodec.decode(value)
+        } catch {
+            corruptSegments += 1
+            if corruption == nil { corruption = "parked state of user \(userId) unreadable: \(error)" }
+            return nil
+        }
     }
 
     // MARK: - Transactions
