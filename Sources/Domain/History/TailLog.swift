@@ -15,7 +15,6 @@ struct TailLog: Sendable {
     private var attachments: [TimelineInput.Attachment] = []
     /// What the attachments weigh in a stored segment (see `TimelineInput.attachmentWeight`).
     private(set) var attachmentBytes = 0
-    private var lastAttachment: TimelineInput?
 
     init() {}
 
@@ -44,12 +43,14 @@ struct TailLog: Sendable {
         if flags & 4 != 0 { Self.varint(UInt64(input.accuracyDecimeters), into: &bytes) }
         if flags & 8 != 0 { Self.varint(UInt64(input.speedCentimeters), into: &bytes) }
         if flags & 2 != 0 {
-            Self.varint(UInt64(attachments.count), into: &bytes)
-            attachments.append(input.attachment)
-            if lastAttachment.map({ !$0.sharesAttachment(with: input) }) ?? true {
+            // Consecutive fixes usually share one extras object: kept once, referenced again.
+            if let last = attachments.last, Self.same(last, input.attachment) {
+                Self.varint(UInt64(attachments.count - 1), into: &bytes)
+            } else {
+                Self.varint(UInt64(attachments.count), into: &bytes)
+                attachments.append(input.attachment)
                 attachmentBytes += input.attachmentWeight
             }
-            lastAttachment = input
         }
         lastTime = input.time
         lastLatitude = input.position.latitudeE7
@@ -61,7 +62,6 @@ struct TailLog: Sendable {
         bytes.removeAll(keepingCapacity: true)
         attachments.removeAll()
         attachmentBytes = 0
-        lastAttachment = nil
         count = 0
         lastLatitude = 0
         lastLongitude = 0
@@ -102,6 +102,14 @@ struct TailLog: Sendable {
         var start = all.count
         while start > 0, all[start - 1].time == time { start -= 1 }
         return all[start...]
+    }
+
+    private static func same(_ a: TimelineInput.Attachment, _ b: TimelineInput.Attachment) -> Bool {
+        switch (a, b) {
+        case let (.fixExtras(x), .fixExtras(y)): x === y
+        case let (.command(x), .command(y)): x === y
+        default: false
+        }
     }
 
     // MARK: - Varints
