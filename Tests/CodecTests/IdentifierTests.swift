@@ -1,5 +1,6 @@
 import Codec
 import Domain
+import Simulation
 import Testing
 
 /// `userId` and `deviceId` may hold any text but control characters (U+0000–U+001F, U+007F,
@@ -97,5 +98,38 @@ struct IdentifierTests {
             try command(Self.commandJSON(userId: String(repeating: "é", count: 129)))
         }
     }
-}
 
+    /// The scan (8 bytes at a time over plain ASCII) agrees with a reference over the scalars, for
+    /// control characters anywhere, after long ASCII runs and after multi-byte characters.
+    @Test func scanAgreesWithAReferenceOnRandomText() {
+        let alphabet: [Unicode.Scalar] = ["a", "Z", "0", "-", " ", "~", "\u{7F}", "\u{0}", "\u{1F}", "\u{9}", "\u{80}",
+                                          "\u{9F}", "\u{A0}", "é", "\u{C2A0}", "€", "😀", "\u{0100}", "\u{FEFF}"]
+        var rng = SeededRandom(seed: 0x1d_e47)
+        var found = 0
+        for _ in 0..<20_000 {
+            var text = String.UnicodeScalarView()
+            let length = Int.random(in: 0...40, using: &rng)
+            for _ in 0..<length {
+                // Mostly plain ASCII, so that long runs take the 8-byte path.
+                let scalar = Int.random(in: 0..<10, using: &rng) < 8
+                    ? Unicode.Scalar(UInt8.random(in: 0x20...0x7E, using: &rng))
+                    : alphabet.randomElement(using: &rng)!
+                text.append(scalar)
+            }
+            let scalars = Array(text)
+            let expected = scalars.firstIndex { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+                .map { (scalar: scalars[$0].value, position: $0) }
+            let utf8 = Array(String(text).utf8)
+            let actual = utf8.withUnsafeBytes { Identifier.controlCharacter(in: $0) }
+            #expect(actual?.scalar == expected?.scalar && actual?.position == expected?.position, "\(scalars)")
+            if expected != nil { found += 1 }
+        }
+        #expect(found > 5_000 && found < 19_000)
+        expectRejection(.invalidIdentifier, "userId has control character U+007F at position 17") {
+            () throws(DecodeError) in try fix(Self.fixJSON(userId: "abcdefgh-ijklmnop\u{7F}"))
+        }
+        expectRejection(.invalidIdentifier, "userId has control character U+0085 at position 9") {
+            () throws(DecodeError) in try fix(Self.fixJSON(userId: "abcdefghé\u{85}"))
+        }
+    }
+}
