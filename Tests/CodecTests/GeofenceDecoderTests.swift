@@ -96,4 +96,56 @@ struct GeofenceDecoderTests {
             try geofence(#"{"tag":"t","externalId":"e","type":"circle","coordinates":[[0,0],[1,1],[2,2]],"radius":1}"#)
         }
     }
+
+    /// Circles may cross ±180°; a polygon that does is refused with the RFC's advice, as is any
+    /// geofence reaching past ±89° latitude. The halves of a split polygon are accepted.
+    @Test func antimeridianAndPoles() throws {
+        let fiji = try #require(
+            try geofence(#"{"tag":"island","externalId":"fiji","type":"circle","coordinates":[179.9,-17.8],"radius":50000}"#))
+        #expect(fiji.geometry.boundingBox.crossesAntimeridian)
+        #expect(fiji.geometry.signedDistance(to: Coordinate(latitude: -17.8, longitude: -179.95)) < 0)
+
+        expectRejection(
+            .invalidGeometry,
+            "polygon crosses the antimeridian: ring 0 edge from position 1 [179.9, -17.9] to position 2 "
+                + "[-179.9, -17.9] spans 359.8° of longitude; split it into two polygons as RFC 7946 §3.1.9 recommends"
+        ) { () throws(DecodeError) in
+            try geofence(
+                #"{"tag":"t","externalId":"e","type":"polygon","coordinates":"#
+                    + #"[[[179.9,-17.7],[179.9,-17.9],[-179.9,-17.9],[-179.9,-17.7],[179.9,-17.7]]]}"#)
+        }
+        // In a hole too, and through the closing edge of an unclosed single ring.
+        expectRejection(.invalidGeometry, "polygon crosses the antimeridian: ring 1 edge") { () throws(DecodeError) in
+            try geofence(
+                #"{"tag":"t","externalId":"e","type":"polygon","coordinates":"#
+                    + #"[[[170,0],[179,0],[179,5],[170,5]],[[178,1],[-178,1],[-178,2]]]}"#)
+        }
+        expectRejection(.invalidGeometry, "edge from position 2 [70, 10] to position 0 [-170, 10] spans 240°") {
+            () throws(DecodeError) in
+            try geofence(#"{"tag":"t","externalId":"e","type":"polygon","coordinates":[[-170,10],[-50,10],[70,10]]}"#)
+        }
+        // The two halves RFC 7946 asks for.
+        for ring in ["[[179,-18],[180,-18],[180,-16],[179,-16],[179,-18]]", "[[-180,-18],[-179,-18],[-179,-16],[-180,-16]]"] {
+            #expect(throws: Never.self) {
+                try geofence(#"{"tag":"t","externalId":"e","type":"polygon","coordinates":[\#(ring)]}"#)
+            }
+        }
+
+        expectRejection(
+            .invalidGeometry,
+            "circle reaches latitude 89.4497°N (center [0, 89], radius 50000 m): geofences must stay within ±89°"
+        ) { () throws(DecodeError) in
+            try geofence(#"{"tag":"t","externalId":"e","type":"circle","coordinates":[0,89],"radius":50000}"#)
+        }
+        expectRejection(.invalidGeometry, "circle reaches latitude 90.0009°S") { () throws(DecodeError) in
+            try geofence(#"{"tag":"t","externalId":"e","type":"circle","coordinates":[45,-90],"radius":100}"#)
+        }
+        expectRejection(.invalidGeometry, "polygon ring 0 position 1 [10, 89.5] is beyond ±89° of latitude") {
+            () throws(DecodeError) in
+            try geofence(#"{"tag":"t","externalId":"e","type":"polygon","coordinates":[[0,88],[10,89.5],[20,88]]}"#)
+        }
+        #expect(throws: Never.self) {
+            try geofence(#"{"tag":"t","externalId":"e","type":"circle","coordinates":[0,88],"radius":100000}"#)
+        }
+    }
 }

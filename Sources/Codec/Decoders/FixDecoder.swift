@@ -5,7 +5,10 @@ import Domain
 /// Required: `userId` (1…256 bytes), `createdAt` (RFC 3339), `latitude`, `longitude` (degrees;
 /// or instead a GeoJSON `location` Point). Optional: `accuracy` (m, 0…100000), `speed` (m/s,
 /// 0…1000), `course` (degrees, 0…360), `altitude` (m, finite), `deviceId`, `replayed`, `metadata`
-/// (object). Optional fields may be `null` (= absent). Unknown fields are skipped.
+/// (object). Optional fields may be `null` (= absent). Unknown fields are skipped. `userId` and
+/// `deviceId` may not hold control characters (`invalid_identifier`, see `Identifier`): `deviceId`
+/// is echoed in events and user states as the userId is, and is validated as strictly as it
+/// already was for type and length.
 public enum FixDecoder {
     /// Records larger than this are `record_too_large` before any parsing.
     public static let maxRecordBytes = 64 * 1024
@@ -43,7 +46,7 @@ public enum FixDecoder {
             }
             switch field {
             case .userId:
-                userId = try reader.stringField("userId", &issue)
+                userId = try reader.stringField("userId", identifier: true, &issue)
             case .createdAt:
                 createdAt = try reader.timestampField("createdAt", &issue)
             case .latitude:
@@ -71,7 +74,7 @@ public enum FixDecoder {
                     altitude = Float(v)
                 }
             case .deviceId:
-                deviceId = try reader.stringField("deviceId", nullable: true, &issue)
+                deviceId = try reader.stringField("deviceId", nullable: true, identifier: true, &issue)
             case .replayed:
                 replayed = try reader.boolField("replayed", &issue) ?? false
             case .metadata:

@@ -8,8 +8,11 @@ import Domain
 /// `radius` of 1…100000 m. A polygon has `coordinates` = [[[lng, lat], …], …] (outer ring, then
 /// holes; a single ring [[lng, lat], …] is accepted too), each ring with at least 3 distinct
 /// positions (closed or not), at most 10,000 positions in all. `dwellThreshold` is whole minutes,
-/// 1…10080. The record key is `tag/externalId` (split at the first `/`); a null or empty value
-/// deletes, and a key that names another geofence than the value is `key_mismatch`.
+/// 1…10080. Geofences must stay within ±89° of latitude, and a polygon edge may not span more
+/// than 180° of longitude (a polygon crossing the antimeridian: split it in two, RFC 7946
+/// §3.1.9); both are `invalid_geometry` (see `GeofenceShape.problem`). Circles may cross the
+/// antimeridian. The record key is `tag/externalId` (split at the first `/`); a null or empty
+/// value deletes, and a key that names another geofence than the value is `key_mismatch`.
 public enum GeofenceDecoder {
     public static let maxVertices = 10_000
     public static let maxRadius = 100_000.0
@@ -130,6 +133,8 @@ public enum GeofenceDecoder {
         } else {
             shape = .polygon(rings: try polygon(&sub))
         }
+        // Antimeridian-crossing polygons and shapes reaching past ±89° latitude (see the domain's rule).
+        if let problem = shape.problem { throw DecodeError(.invalidGeometry, problem) }
         return Geofence(
             tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
             enabled: enabled, dwellThreshold: dwellThreshold)

@@ -31,10 +31,11 @@ extension JSONReader {
         return true
     }
 
-    /// A string of 1…`maxBytes` UTF-8 bytes (or 0… when `allowEmpty`).
+    /// A string of 1…`maxBytes` UTF-8 bytes (or 0… when `allowEmpty`); with `identifier`, also
+    /// free of control characters (`invalid_identifier`, see `Identifier`).
     mutating func stringField(
         _ field: StaticString, maxBytes: Int = maxStringBytes, allowEmpty: Bool = false, nullable: Bool = false,
-        _ issue: inout DecodeError?
+        identifier: Bool = false, _ issue: inout DecodeError?
     ) throws(DecodeError) -> String? {
         if nullable, try skipNull() { return nil }
         guard peekKind() == .string else {
@@ -52,6 +53,15 @@ extension JSONReader {
         if count > maxBytes {
             Self.note(DecodeError(.stringTooLong, "\(field) longer than \(maxBytes) bytes (\(count))"), &issue)
             return nil
+        }
+        if identifier {
+            let found =
+                unescaped.map { bytes in bytes.withUnsafeBytes { Identifier.controlCharacter(in: $0) } }
+                ?? Identifier.controlCharacter(in: rawBytes(token))
+            if let found {
+                Self.note(DecodeError(.invalidIdentifier, Identifier.detail(field, found)), &issue)
+                return nil
+            }
         }
         if let unescaped { return String(decoding: unescaped, as: UTF8.self) }
         return String(decoding: rawBytes(token), as: UTF8.self)

@@ -7,6 +7,7 @@ import Domain
 /// A `start` needs a destination: `destinationGeofenceTag` with `destinationGeofenceExternalId`,
 /// or `destinationCoordinates` ([lng, lat]). The tag and the external id always come as a pair.
 /// `approachingThreshold` is whole minutes, 1…1440; `destinationRadius` meters, 1…100000.
+/// `userId` (1…256 bytes) may not hold control characters (`invalid_identifier`, see `Identifier`).
 public enum TripCommandDecoder {
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TripCommand {
         try bytes.withUnsafeBytes { buffer in Result { () throws(DecodeError) in try decode(buffer) } }.get()
@@ -33,7 +34,7 @@ public enum TripCommandDecoder {
                     "type", choices: "start, update, complete, cancel", nullable: false, &issue
                 ) { bytes in TripCommand.Kind.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
             } else if reader.matches(key, "userId") {
-                userId = try reader.stringField("userId", &issue)
+                userId = try reader.stringField("userId", identifier: true, &issue)
             } else if reader.matches(key, "createdAt") {
                 createdAt = try reader.timestampField("createdAt", &issue)
             } else if reader.matches(key, "trip") {

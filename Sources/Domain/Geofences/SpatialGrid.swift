@@ -33,42 +33,56 @@ public struct SpatialGrid: Sendable {
     @inline(__always)
     static func key(latCell: Int64, lngCell: Int64) -> Int64 { (latCell << 32) ^ (lngCell & 0xffff_ffff) }
 
-    private static func cellRange(_ box: BoundingBox) -> (lat: ClosedRange<Int64>, lng: ClosedRange<Int64>)? {
-        guard box.minLatE7 <= box.maxLatE7, box.minLngE7 <= box.maxLngE7 else { return nil }
-        return (cellNumber(box.minLatE7)...cellNumber(box.maxLatE7), cellNumber(box.minLngE7)...cellNumber(box.maxLngE7))
+    /// The cells a box covers: one latitude range, and one longitude range, or two for a box
+    /// crossing the antimeridian (cells east of 180° and west of -180° are far apart in numbers).
+    /// The two never share a cell unless the box spans nearly 360°, and such a box is oversized.
+    private static func cellRanges(_ box: BoundingBox) -> (lat: ClosedRange<Int64>, lng: [ClosedRange<Int64>])? {
+        let parts = box.parts
+        guard !parts.isEmpty else { return nil }
+        return (cellNumber(box.minLatE7)...cellNumber(box.maxLatE7),
+                parts.map { cellNumber($0.minLngE7)...cellNumber($0.maxLngE7) })
     }
 
+    private static func cellCount(_ range: (lat: ClosedRange<Int64>, lng: [ClosedRange<Int64>])) -> Int {
+        range.lat.count * range.lng.reduce(0) { $0 + $1.count }
+    }
+
+    /// Indexes `box` (which may cross the antimeridian: see `BoundingBox`) under `slot`.
     public mutating func insert(slot: Int32, box: BoundingBox) {
-        guard let range = Self.cellRange(box) else { return }
+        guard let range = Self.cellRanges(box) else { return }
         let entry = Entry(slot: slot, box: box)
-        if range.lat.count * range.lng.count > Self.maxCellsPerShape {
+        if Self.cellCount(range) > Self.maxCellsPerShape {
             oversized.append(entry)
             return
         }
         for lat in range.lat {
-            for lng in range.lng {
-                let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
-                if let index = cellIndex[key] {
-                    cells[Int(index)].append(entry)
-                } else {
-                    cellIndex[key] = Int32(cells.count)
-                    cells.append([entry])
+            for lngRange in range.lng {
+                for lng in lngRange {
+                    let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
+                    if let index = cellIndex[key] {
+                        cells[Int(index)].append(entry)
+                    } else {
+                        cellIndex[key] = Int32(cells.count)
+                        cells.append([entry])
+                    }
                 }
             }
         }
     }
 
     public mutating func remove(slot: Int32, box: BoundingBox) {
-        guard let range = Self.cellRange(box) else { return }
-        if range.lat.count * range.lng.count > Self.maxCellsPerShape {
+        guard let range = Self.cellRanges(box) else { return }
+        if Self.cellCount(range) > Self.maxCellsPerShape {
             oversized.removeAll { $0.slot == slot }
             return
         }
         for lat in range.lat {
-            for lng in range.lng {
-                // An emptied cell keeps its (empty) list: cells are few and reused by later upserts.
-                if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
-                    cells[Int(index)].removeAll { $0.slot == slot }
+            for lngRange in range.lng {
+                for lng in lngRange {
+                    // An emptied cell keeps its (empty) list: cells are few and reused by later upserts.
+                    if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
+                        cells[Int(index)].removeAll { $0.slot == slot }
+                    }
                 }
             }
         }

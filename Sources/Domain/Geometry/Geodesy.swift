@@ -8,6 +8,10 @@ import Darwin
 ///
 /// An equirectangular projection at the pair's mean latitude: one cosine per call, within 0.5%
 /// of the great-circle distance below 500 km, which is far below GPS error and ETA uncertainty.
+/// Longitudes are compared the short way round, so two points either side of the antimeridian are
+/// close. Near the poles the approximation degrades (inside a 100 km circle centred at 89.5° it is
+/// off by up to 57%); geofences are kept within ±89° (`GeofenceShape.maxAbsLatitudeE7`), where a
+/// circle of up to 100 km stays within 1.5%.
 public enum Geodesy {
     public static let earthRadius = 6_371_008.8
     public static let metersPerDegree = earthRadius * Double.pi / 180
@@ -24,6 +28,12 @@ public enum Geodesy {
 }
 
 /// A flat local frame in meters around a reference point; used for polygon tests.
+///
+/// Longitudes are taken the short way round from the origin's: a point 179.9° east of the origin is
+/// 179.9° east, one 180.1° east is 179.9° west. A shape no wider than 360° whose origin is its
+/// bounding box's center therefore projects as it is drawn, and a point across the antimeridian
+/// from it lands on the right side (a polygon touching 180° sees a fix at -179.99° 1 km away,
+/// not 360° away).
 public struct LocalFrame: Sendable, Equatable {
     public let origin: Coordinate
     public let metersPerLngE7: Double
@@ -36,7 +46,8 @@ public struct LocalFrame: Sendable, Equatable {
 
     @inlinable
     public func project(_ c: Coordinate) -> (x: Double, y: Double) {
-        (Double(Int64(c.longitudeE7) - Int64(origin.longitudeE7)) * metersPerLngE7,
-         Double(Int64(c.latitudeE7) - Int64(origin.latitudeE7)) * Self.metersPerLatE7)
+        var dLngE7 = Int64(c.longitudeE7) - Int64(origin.longitudeE7)
+        if dLngE7 > 1_800_000_000 { dLngE7 -= 3_600_000_000 } else if dLngE7 < -1_800_000_000 { dLngE7 += 3_600_000_000 }
+        return (Double(dLngE7) * metersPerLngE7, Double(Int64(c.latitudeE7) - Int64(origin.latitudeE7)) * Self.metersPerLatE7)
     }
 }

@@ -6,11 +6,20 @@ import Darwin
 
 /// A geofence shape prepared for the two questions the fold asks on every fix: is the point
 /// inside, and how far is it from the boundary.
+///
+/// Across the antimeridian: a circle's bounding box wraps (`BoundingBox.crossesAntimeridian`) and
+/// its distances go the short way round, so a circle centred at 179.9° holds a fix at -179.95°.
+/// A polygon's ring is drawn as GeoJSON gives it, and a point is measured the short way round from
+/// the polygon's center, so the halves of a polygon split at ±180° (RFC 7946 §3.1.9) work. A shape
+/// with a `GeofenceShape.problem` (which the decoder rejects) is inert: an empty box, no point
+/// inside, an infinite distance.
 public struct GeofenceGeometry: Sendable {
     @usableFromInline enum Prepared: Sendable {
         case circle(center: Coordinate, radius: Double)
         /// Rings projected into `frame`, as flat x,y arrays; ring 0 is the outer ring.
         case polygon(frame: LocalFrame, rings: [[Double]])
+        /// A shape with a problem: contains nothing.
+        case inert
     }
 
     @usableFromInline let prepared: Prepared
@@ -19,17 +28,26 @@ public struct GeofenceGeometry: Sendable {
     public let characteristicRadius: Double
 
     public init(_ shape: GeofenceShape) {
+        if case let .polygon(rings) = shape, rings.first?.isEmpty ?? true {
+            // No outer ring (how an event decoded back describes a polygon): contains nothing.
+            prepared = .polygon(frame: LocalFrame(origin: Coordinate(latitudeE7: 0, longitudeE7: 0)), rings: [])
+            boundingBox = .empty
+            characteristicRadius = 0
+            return
+        }
+        guard shape.problem == nil else {
+            prepared = .inert
+            boundingBox = .empty
+            characteristicRadius = 0
+            return
+        }
         switch shape {
         case let .circle(center, radius):
             prepared = .circle(center: center, radius: radius)
-            let dLat = radius / Geodesy.metersPerDegree
-            let dLng = dLat / max(cos(center.latitude * Double.pi / 180), 0.01)
-            boundingBox = BoundingBox(
-                minLatE7: Self.clampLat(center.latitude - dLat), minLngE7: Self.clampLng(center.longitude - dLng),
-                maxLatE7: Self.clampLat(center.latitude + dLat), maxLngE7: Self.clampLng(center.longitude + dLng))
+            boundingBox = Self.circleBox(center: center, radius: radius)
             characteristicRadius = radius
         case let .polygon(rings):
-            let outer = rings.first ?? []
+            let outer = rings[0]
             var box = BoundingBox(minLatE7: .max, minLngE7: .max, maxLatE7: .min, maxLngE7: .min)
             for c in outer {
                 box.minLatE7 = min(box.minLatE7, c.latitudeE7)
@@ -37,7 +55,6 @@ public struct GeofenceGeometry: Sendable {
                 box.minLngE7 = min(box.minLngE7, c.longitudeE7)
                 box.maxLngE7 = max(box.maxLngE7, c.longitudeE7)
             }
-            if outer.isEmpty { box = BoundingBox(minLatE7: 0, minLngE7: 0, maxLatE7: -1, maxLngE7: -1) }
             boundingBox = box
             let origin = Coordinate(
                 latitudeE7: Int32((Int64(box.minLatE7) + Int64(box.maxLatE7)) / 2),
@@ -61,18 +78,47 @@ public struct GeofenceGeometry: Sendable {
             }
             prepared = .polygon(frame: frame, rings: projected)
             let corner = frame.project(Coordinate(latitudeE7: box.maxLatE7, longitudeE7: box.maxLngE7))
-            characteristicRadius = outer.isEmpty ? 0 : max(abs(corner.x), abs(corner.y))
+            characteristicRadius = max(abs(corner.x), abs(corner.y))
         }
     }
 
-    private static func clampLat(_ v: Double) -> Int32 { Int32((min(max(v, -90), 90) * 1e7).rounded()) }
-    private static func clampLng(_ v: Double) -> Int32 { Int32((min(max(v, -180), 180) * 1e7).rounded()) }
+    /// A box holding every point within `radius` of `center` as `Geodesy.distance` measures it,
+    /// wrapped across the antimeridian when the circle crosses it (or touches it: 180° and -180°
+    /// are one meridian), all longitudes when it reaches a pole.
+    static func circleBox(center: Coordinate, radius: Double) -> BoundingBox {
+        let dLat = radius / Geodesy.metersPerDegree
+        let south = center.latitude - dLat, north = center.latitude + dLat
+        let minLatE7 = Self.e7(max(south, -90), rounding: .down)
+        let maxLatE7 = Self.e7(min(north, 90), rounding: .up)
+        // `Geodesy.distance` scales longitude by the cosine of the pair's mean latitude, smallest
+        // for the point farthest from the equator: bound it with the circle's farthest latitude.
+        let farthest = max(abs(south), abs(north))
+        let cosine = farthest < 90 ? cos(farthest * Double.pi / 180) : 0
+        guard cosine > 0, dLat < 180 * cosine else {
+            // Reaches a pole, or wider than the world: every longitude.
+            return BoundingBox(minLatE7: minLatE7, minLngE7: -Coordinate.maxLongitudeE7, maxLatE7: maxLatE7,
+                               maxLngE7: Coordinate.maxLongitudeE7)
+        }
+        let dLng = dLat / cosine
+        var west = center.longitude - dLng, east = center.longitude + dLng
+        if west <= -180 { west += 360 }
+        if east >= 180 { east -= 360 }
+        return BoundingBox(minLatE7: minLatE7, minLngE7: Self.e7(west, rounding: .down), maxLatE7: maxLatE7,
+                           maxLngE7: Self.e7(east, rounding: .up))
+    }
+
+    /// Degrees to fixed point, rounded outwards so that a box never loses its edge to rounding.
+    private static func e7(_ degrees: Double, rounding: FloatingPointRoundingRule) -> Int32 {
+        Int32((degrees * 1e7).rounded(rounding))
+    }
 
     /// Signed distance in meters from `point` to the boundary: negative inside, positive outside.
     public func signedDistance(to point: Coordinate) -> Double {
         switch prepared {
         case let .circle(center, radius):
             return Geodesy.distance(center, point) - radius
+        case .inert:
+            return .infinity
         case let .polygon(frame, rings):
             let p = frame.project(point)
             var inside = false

@@ -16,6 +16,11 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     case absurdTimestamp = "absurd_timestamp"
     case unknownEnumValue = "unknown_enum_value"
     case invalidGeometry = "invalid_geometry"
+    /// An identifier (`userId`, `deviceId`) holding a control character: U+0000–U+001F, U+007F or
+    /// U+0080–U+009F (Unicode's Cc category).
+    case invalidIdentifier = "invalid_identifier"
+    /// A record key other than the one its value names (`tag/externalId` for a geofence, the
+    /// `userId` for a fix or a trip command read from Kafka).
     case keyMismatch = "key_mismatch"
     // Ordering and the fold.
     case tooLate = "too_late"

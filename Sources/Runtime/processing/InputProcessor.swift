@@ -69,10 +69,16 @@ public struct InputProcessor: Sendable {
         }
     }
 
-    /// Folds a decoded fix (`value` is its original record, for a dead letter).
+    /// Folds a decoded fix (`value` is its original record, for a dead letter). A fix whose record
+    /// `key` is not its `userId` is dead-lettered `key_mismatch` (nil: no key, as in a file replay).
     public mutating func process(_ fix: Fix, key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
                                  geofences: GeofenceTable, processingTime: UnixMillis?, into output: inout OutputBatch)
     {
+        if let key, let detail = Self.keyMismatch(key, userId: fix.userId) {
+            deadLetter(.keyMismatch, detail, key: key, value: value, source: source,
+                       at: processingTime ?? fold.streamTime, into: &output)
+            return
+        }
         let now = processingTime ?? max(fold.streamTime, fix.createdAt)
         let result = fold.process(fix, geofences: geofences, processingTime: now, events: &events)
         finish(result, key: key, value: value, source: source, now: now, into: &output)
@@ -104,11 +110,17 @@ public struct InputProcessor: Sendable {
         }
     }
 
-    /// Folds a decoded trip command.
+    /// Folds a decoded trip command; one whose record `key` is not its `userId` is dead-lettered
+    /// `key_mismatch` (nil: no key, as in a file replay).
     public mutating func process(_ command: TripCommand, key: [UInt8]?, value: UnsafeRawBufferPointer,
                                  source: RecordSource, geofences: GeofenceTable, processingTime: UnixMillis?,
                                  into output: inout OutputBatch)
     {
+        if let key, let detail = Self.keyMismatch(key, userId: command.userId) {
+            deadLetter(.keyMismatch, detail, key: key, value: value, source: source,
+                       at: processingTime ?? fold.streamTime, into: &output)
+            return
+        }
         let now = processingTime ?? max(fold.streamTime, command.createdAt)
         let result = fold.process(command, geofences: geofences, processingTime: now, events: &events)
         finish(result, key: key, value: value, source: source, now: now, into: &output)
@@ -122,6 +134,23 @@ public struct InputProcessor: Sendable {
         fold.counters.rejected[reason, default: 0] += 1
         deadLetter(reason, detail, key: key, value: value, source: source, at: processingTime ?? fold.streamTime,
                    into: &output)
+    }
+
+    /// Why a record keyed `key` cannot carry `userId`, or nil when the key is the userId's UTF-8.
+    /// Fixes and commands are partitioned by key: one keyed otherwise lands in another user's
+    /// partition, where folding it would split that user's state between two owners.
+    static func keyMismatch(_ key: [UInt8], userId: String) -> String? {
+        if key.elementsEqual(userId.utf8) { return nil }
+        // The key may be anything: show it with control characters escaped, and not too much of it.
+        var shown = ""
+        for scalar in String(decoding: key.prefix(300), as: UTF8.self).unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return "record key \"\(shown)\"\(key.count > 300 ? "…" : "") (\(key.count) bytes) is not the userId \"\(userId)\""
     }
 
     /// Dead-letters a record that could not be read at all (e.g. a line over the size limit).
