@@ -267,8 +267,12 @@ public final class KafkaProducer {
         try KafkaError.check(rd_kafka_commit_transaction(client.handle, timeout.kafkaMilliseconds))
     }
 
-    /// Aborts the transaction, purging records not yet sent.
+    /// Aborts the transaction, purging records not yet sent. Their delivery reports (purged) belong to
+    /// the aborted transaction: they are served and dropped here, so the next flush reports only on
+    /// the records of the next transaction.
     public func abortTransaction(timeout: Duration) throws(KafkaError) {
         try KafkaError.check(rd_kafka_abort_transaction(client.handle, timeout.kafkaMilliseconds))
+        _ = rd_kafka_flush(client.handle, 1_000)
+        _ = deliveries.take()
     }
 }

@@ -98,6 +98,37 @@ struct KafkaRuntimeTests {
         assertMatchesFold(harness, try harness.readEvents(settle: 5), "faults")
     }
 
+    @Test func anAbortBeforeTheFirstCheckpointRewindsAndLosesNothing() throws {
+        let harness = try KafkaRuntimeHarness(seed: 12)
+        try harness.publish()
+        // The first transaction cannot add its partitions (TOPIC_AUTHORIZATION_FAILED): it aborts
+        // before any partition has a checkpoint in the changelog. Its purged records must not fail the
+        // next transaction too, and what it had folded must be folded again.
+        harness.cluster.pushRequestErrors(apiKey: .addPartitionsToTxn, errors: [KafkaError.Code(rawValue: 29)])
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount, timeout: 150))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.metrics.snapshot.transactionsAborted >= 1, "the injected error aborted a transaction")
+        assertMatchesFold(harness, try harness.readEvents(settle: 5), "abort before the first checkpoint")
+    }
+
+    @Test func lostPartitionsAreDroppedWithoutCommittingAndLoseNothing() throws {
+        let harness = try KafkaRuntimeHarness(seed: 13)
+        try harness.publish(fraction: 0...0.4)
+        let runtime = harness.start(instance: "a")
+        #expect(harness.wait(timeout: 30) { runtime.metrics.snapshot.transactionsCommitted > 0 })
+        // The coordinator forgets the member: its assignment is lost, not revoked.
+        harness.cluster.pushRequestErrors(apiKey: .heartbeat, errors: Array(repeating: KafkaError.Code(rawValue: 25), count: 3))
+        try harness.publish(fraction: 0.4...1)
+        #expect(harness.wait(timeout: 60) { runtime.metrics.snapshot.partitionsLost > 0 }, "the assignment was lost")
+        #expect(harness.waitUntilConsumed([runtime], atLeast: harness.inputCount, timeout: 150))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.logs.contains { $0.contains("dropped without committing") })
+        assertMatchesFold(harness, try harness.readEvents(settle: 5), "lost partitions")
+    }
+
     @Test func twoInstancesSplitThePartitionsAndHandOver() throws {
         let harness = try KafkaRuntimeHarness(seed: 10)
         let partitions = Int(KafkaRuntimeHarness.partitions)

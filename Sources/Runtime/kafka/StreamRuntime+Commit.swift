@@ -23,7 +23,14 @@ extension StreamRuntime {
             throw error  // fenced by a newer instance, or an unrecoverable client error
         } catch {
             log("transaction failed, aborting and rebuilding state from the changelog: \(error)")
-            try? producer.abortTransaction(timeout: .seconds(30))
+            do {
+                try producer.abortTransaction(timeout: .seconds(30))
+            } catch {
+                // A producer that cannot abort cannot begin again: replace it (a new one with the same
+                // transactional id fences the old and has the coordinator abort what it left open).
+                log("abort failed (\(error)); replacing the transactional producer")
+                try replaceProducer()
+            }
             try dropUncommittedWork()
             metrics.update {
                 $0.transactionsAborted += 1
@@ -136,6 +143,13 @@ extension StreamRuntime {
         guard report.allDelivered else {
             throw ReplayError("\(report.failed) \(what) records not delivered (\(report.firstError.map { "\($0)" } ?? "?"))")
         }
+    }
+
+    func replaceProducer() throws {
+        producer = nil  // destroyed: what it still held is dropped, as an abort would
+        producer = try KafkaProducer(configuration: options.kafka.settingDefault("linger.ms", "1"),
+                                     transactionalId: options.transactionalId)
+        try producer.initTransactions(timeout: .seconds(60))
     }
 
     /// Forgets what was folded since the last commit: outputs, history changes, commit timestamps.
