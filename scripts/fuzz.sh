@@ -30,7 +30,7 @@ while (($#)); do
         --seconds) seconds="$2"; shift ;;
         --seed) seed="$2"; shift ;;
         --targets) targets="$2"; shift ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "fuzz.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
