@@ -35,6 +35,8 @@ enum FuzzMain {
     }
 }
 
+/// The callback, under the name libFuzzer's (unused, but still linked) `main` refers to: without
+/// it the link fails.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     _ = selectedTarget.run(UnsafeRawBufferPointer(start: data, count: size))
