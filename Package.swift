@@ -27,6 +27,11 @@ let package = Package(
 
         // MARK: - Runtime and executable
         .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
+        // Fuzz targets for every decoder of untrusted bytes: a seeded mutation harness, or libFuzzer
+        // entry points when built with -sanitize=fuzzer -DTRIPSTREAM_LIBFUZZER (scripts/fuzz.sh).
+        .executableTarget(
+            name: "tripstream-fuzz", dependencies: ["Codec", "Domain", "LZ4IO", "Runtime", "Simulation"],
+            path: "Sources/TripStreamFuzz", swiftSettings: [.unsafeFlags(["-O"])]),
         .executableTarget(
             name: "tripstream",
             dependencies: [

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The tests: unit and in-process Kafka tests (swift test), then checks across processes and
-# against independent implementations: the schemas with Python's jsonschema, replay determinism,
-# the real Porto trajectories, and the Kafka runtime with kcat and a Sarama consumer.
+# The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
+# checks across processes and against independent implementations: the schemas with Python's
+# jsonschema, replay determinism, the real Porto trajectories, and the Kafka runtime with kcat and
+# a Sarama consumer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -9,6 +10,9 @@ scripts/install-deps.sh
 echo "== swift test" >&2
 swift build --build-tests
 swift test --skip-build
+
+echo "== fuzz: every decoder of untrusted bytes, a short seeded mutation run (scripts/fuzz.sh)" >&2
+scripts/fuzz.sh
 
 echo "== schemas: Radar's examples and ours validate (python jsonschema)" >&2
 python3 schemas/validate.py --self-test

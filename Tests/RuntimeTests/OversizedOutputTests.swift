@@ -55,7 +55,7 @@ struct OversizedOutputTests {
     @Test func aDeadLetterKeepsAPrefixTheOriginalSizeAndAHash() throws {
         let original = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         let letter = DeadLetter(reason: .recordTooLarge, detail: "too big", topic: "t", partition: 0, offset: 7, key: nil,
-                                value: original, receivedAt: 0)
+                                value: original, receivedAt: 0).capped()
         #expect(letter.value?.count == DeadLetter.maximumValueBytes)
         #expect(letter.originalValueSize == 1_000_000)
         var encoded: [UInt8] = []
@@ -64,7 +64,7 @@ struct OversizedOutputTests {
         let text = String(decoding: encoded, as: UTF8.self)
         #expect(text.contains("\"valueTruncated\":true,\"valueSize\":1000000,\"valueHash\":\"fnv1a64:"))
         let whole = DeadLetter(reason: .recordTooLarge, detail: "", topic: "t", partition: 0, offset: 7, key: nil,
-                               value: Array("{}".utf8), receivedAt: 0)
+                               value: Array("{}".utf8), receivedAt: 0).capped()
         #expect(whole.value == Array("{}".utf8) && whole.originalValueSize == nil)
     }
 }

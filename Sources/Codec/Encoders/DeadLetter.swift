@@ -32,15 +32,22 @@ public struct DeadLetter: Sendable, Equatable {
         self.topic = topic
         self.partition = partition
         self.offset = offset
-        self.key = key.map { $0.count > Self.maximumValueBytes ? Array($0.prefix(Self.maximumValueBytes)) : $0 }
+        self.key = key
+        self.value = value
         self.receivedAt = receivedAt
+    }
+
+    /// This dead letter as published: a value over `maximumValueBytes` cut to its first bytes, with
+    /// the original's size and hash (and a key likewise cut, though keys are rarely that long).
+    public func capped() -> DeadLetter {
+        var letter = self
+        if let key, key.count > Self.maximumValueBytes { letter.key = Array(key.prefix(Self.maximumValueBytes)) }
         if let value, value.count > Self.maximumValueBytes {
-            self.value = Array(value.prefix(Self.maximumValueBytes))
-            originalValueSize = value.count
-            originalValueHash = Self.fnv1a64(value)
-        } else {
-            self.value = value
+            letter.value = Array(value.prefix(Self.maximumValueBytes))
+            letter.originalValueSize = value.count
+            letter.originalValueHash = Self.fnv1a64(value)
         }
+        return letter
     }
 
     static func fnv1a64(_ bytes: [UInt8]) -> UInt64 {

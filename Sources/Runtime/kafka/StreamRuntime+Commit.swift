@@ -120,7 +120,7 @@ extension StreamRuntime {
                     reason: .outputTooLarge,
                     detail: "\(topic) record of \(value.count) bytes is over the \(limit)-byte limit (message.max.bytes); not published",
                     topic: topic, partition: -1, offset: -1, key: Array(key), value: Array(value),
-                    receivedAt: WallClock.now())
+                    receivedAt: WallClock.now()).capped()
                 var encoded: [UInt8] = []
                 DeadLetterEncoder.encode(letter, into: &encoded)
                 try producer.produce(topic: options.topics.deadLetters, key: key.isEmpty ? nil : Array(key),

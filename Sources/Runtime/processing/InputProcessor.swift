@@ -231,7 +231,7 @@ public struct InputProcessor: Sendable {
     {
         counters.deadLetters[reason, default: 0] += 1
         let letter = DeadLetter(reason: reason, detail: detail, topic: source.topic, partition: source.partition,
-                                offset: source.offset, key: key, value: Array(value), receivedAt: time)
+                                offset: source.offset, key: key, value: Array(value), receivedAt: time).capped()
         output.deadLetters.append(keyBytes: key) { DeadLetterEncoder.encode(letter, into: &$0) }
     }
 

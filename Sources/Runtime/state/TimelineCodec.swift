@@ -123,8 +123,12 @@ public enum TimelineCodec {
             let flags = try r.u8()
             guard flags < 32 else { throw BinaryReader.Corrupt(description: "bad input flags \(flags)") }
             let delta = try r.zigzag()
-            guard inputs.isEmpty || delta >= 0 else { throw BinaryReader.Corrupt(description: "inputs out of event-time order") }
-            time = time &+ delta
+            // A forward delta that wraps past Int64.max would put the input before the previous one.
+            let (next, wrapped) = time.addingReportingOverflow(delta)
+            guard inputs.isEmpty || (delta >= 0 && !wrapped) else {
+                throw BinaryReader.Corrupt(description: "inputs out of event-time order")
+            }
+            time = next
             let kind = (flags >> 1) & 3
             if kind == command {
                 let kindRaw = try r.u8()
@@ -147,11 +151,15 @@ public enum TimelineCodec {
                 }
                 attached = previous
             }
-            latitude += try r.zigzag()
-            longitude += try r.zigzag()
-            guard let latitudeE7 = Int32(exactly: latitude), let longitudeE7 = Int32(exactly: longitude) else {
+            // A corrupt delta can be any Int64: adding it must not trap.
+            let (newLatitude, latitudeOverflow) = latitude.addingReportingOverflow(try r.zigzag())
+            let (newLongitude, longitudeOverflow) = longitude.addingReportingOverflow(try r.zigzag())
+            guard !latitudeOverflow, !longitudeOverflow, let latitudeE7 = Int32(exactly: newLatitude),
+                let longitudeE7 = Int32(exactly: newLongitude)
+            else {
                 throw BinaryReader.Corrupt(description: "coordinate out of range")
             }
+            (latitude, longitude) = (newLatitude, newLongitude)
             let fix = Fix(userId: "", createdAt: time, position: Coordinate(latitudeE7: latitudeE7, longitudeE7: longitudeE7),
                           accuracy: .nan, speed: .nan, replayed: flags & 1 != 0)
             var input = TimelineInput(fix: fix, extras: attached)
