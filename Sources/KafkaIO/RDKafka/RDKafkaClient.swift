@@ -73,6 +73,16 @@ final class RDKafkaClient {
         return error
     }
 
+    /// The value this instance holds for a property (`rd_kafka_conf_get` on its configuration), or `nil` for an
+    /// unknown key or an unset string. May be a secret: never log it.
+    func property(_ key: String) -> String? {
+        var size = 0
+        guard rd_kafka_conf_get(rd_kafka_conf(handle), key, nil, &size) == RD_KAFKA_CONF_OK else { return nil }
+        var buffer = [CChar](repeating: 0, count: max(size, 1))
+        guard rd_kafka_conf_get(rd_kafka_conf(handle), key, &buffer, &size) == RD_KAFKA_CONF_OK else { return nil }
+        return Self.string(buffer)
+    }
+
     static func string(_ buffer: [CChar]) -> String {
         buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
