@@ -36,7 +36,13 @@ final class RDKafkaClient {
                 rd_kafka_conf_destroy(conf)
                 // librdkafka's message may quote the value, so secrets get a generic message instead.
                 let detail =
-                    KafkaConfiguration.isSecret(key: key) ? "invalid value" : SecretScrubber.scrub(Self.string(errstr))
+                    if result == RD_KAFKA_CONF_UNKNOWN {
+                        "no such librdkafka property"
+                    } else if KafkaConfiguration.isSecret(key: key) {
+                        "invalid value"
+                    } else {
+                        SecretScrubber.scrub(Self.string(errstr))
+                    }
                 throw KafkaError(code: .invalidArgument, message: "property \(key): \(detail)")
             }
         }
