@@ -16,6 +16,12 @@ public final class KafkaConsumer {
     /// `partition.assignment.strategy=cooperative-sticky`, `enable.auto.commit=false`,
     /// `isolation.level=read_committed`, `auto.offset.reset=earliest`.
     ///
+    /// A `group.instance.id` makes this a static member (KIP-345): restarted with the same id within
+    /// `session.timeout.ms`, it gets its partitions back without a rebalance (brokers ≥ 2.3; librdkafka's mock
+    /// ignores the id). As librdkafka implements KIP-345, a static member's ``close()`` does not leave the group:
+    /// its partitions move to the others only once its session times out. An empty `group.instance.id` means
+    /// dynamic membership (the key is dropped), so a properties file can turn static membership off.
+    ///
     /// - Parameters:
     ///   - configuration: Client properties; must contain `group.id` and `bootstrap.servers`.
     ///   - enablePartitionEOF: Report reaching the end of a partition (see ``takeEndOfPartitions()``). Default: false.
@@ -24,14 +30,21 @@ public final class KafkaConsumer {
         guard configuration["group.id"] != nil else {
             throw KafkaError(code: .invalidArgument, message: "KafkaConsumer needs group.id")
         }
-        let effective =
+        var effective =
             configuration
             .settingDefault("partition.assignment.strategy", "cooperative-sticky")
             .settingDefault("enable.auto.commit", "false")
             .settingDefault("isolation.level", "read_committed")
             .settingDefault("auto.offset.reset", "earliest")
             .merging(KafkaConfiguration(properties: [("enable.partition.eof", enablePartitionEOF ? "true" : "false")]))
+        if effective["group.instance.id"]?.isEmpty == true { effective["group.instance.id"] = nil }
         consumer = try ConsumerClient(configuration: effective, rebalanceCallback: true)
+    }
+
+    /// The value librdkafka holds for a property of this client (its default when not set; `nil` for an unset
+    /// string or an unknown key). May be a secret: never log it.
+    func property(_ key: String) -> String? {
+        consumer.client.property(key)
     }
 
     // MARK: - Subscription and polling
@@ -132,6 +145,8 @@ public final class KafkaConsumer {
 
     /// Leaves the group: revokes the assignment (recorded as a rebalance event) and stops fetching. Idempotent;
     /// `deinit` calls it too, but calling it explicitly lets the group rebalance at once and surfaces errors.
+    /// A static member (`group.instance.id`) stops without sending LeaveGroup: the group keeps its partitions
+    /// for it until `session.timeout.ms` passes, so that a restart gets them back without a rebalance.
     public func close() throws(KafkaError) {
         try consumer.close()
     }

@@ -53,12 +53,13 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
 // MARK: - Construction from librdkafka
 
 extension KafkaError {
-    /// Wraps a plain response code; the message is librdkafka's text for the code unless one is given.
+    /// Wraps a plain response code; the message is librdkafka's text for the code unless one is given. Messages
+    /// from librdkafka are scrubbed of configured secrets (``SecretScrubber``).
     init(_ err: rd_kafka_resp_err_t, _ message: String? = nil, file: String = #fileID, line: UInt = #line) {
         let code = Code(rawValue: err.rawValue)
         self.init(
             code: code,
-            message: message ?? String(cString: rd_kafka_err2str(err)),
+            message: SecretScrubber.scrub(message ?? String(cString: rd_kafka_err2str(err))),
             isFatal: err == RD_KAFKA_RESP_ERR__FATAL,
             isRetriable: code.isTransient,
             file: file,
@@ -73,7 +74,7 @@ extension KafkaError {
         defer { rd_kafka_error_destroy(error) }
         self.init(
             code: Code(rawValue: rd_kafka_error_code(error).rawValue),
-            message: String(cString: rd_kafka_error_string(error)),
+            message: SecretScrubber.scrub(String(cString: rd_kafka_error_string(error))),
             isFatal: rd_kafka_error_is_fatal(error) != 0,
             isRetriable: rd_kafka_error_is_retriable(error) != 0,
             isTxnRequiresAbort: rd_kafka_error_txn_requires_abort(error) != 0,

@@ -28,14 +28,15 @@ public final class KafkaReader {
 
     /// Creates a reader with nothing assigned.
     ///
-    /// Forced: `enable.auto.commit=false`, `enable.auto.offset.store=false`. Defaults, overridable:
+    /// Forced: `enable.auto.commit=false`, `enable.auto.offset.store=false`, no `group.instance.id` (a reader never
+    /// joins the group, so it is no static member either). Defaults, overridable:
     /// `isolation.level=read_committed`, `auto.offset.reset=earliest` (used when a start offset is out of range).
     ///
     /// - Parameters:
     ///   - configuration: Client properties; `bootstrap.servers` at least.
     ///   - enablePartitionEOF: Report reaching the end of a partition (see ``takeEndOfPartitions()``). Default: false.
     public init(configuration: KafkaConfiguration, enablePartitionEOF: Bool = false) throws(KafkaError) {
-        let effective =
+        var effective =
             configuration
             .settingDefault("group.id", "tripstream-reader")
             .settingDefault("isolation.level", "read_committed")
@@ -46,7 +47,13 @@ public final class KafkaReader {
                     ("enable.auto.offset.store", "false"),
                     ("enable.partition.eof", enablePartitionEOF ? "true" : "false"),
                 ]))
+        effective["group.instance.id"] = nil
         consumer = try ConsumerClient(configuration: effective, rebalanceCallback: false)
+    }
+
+    /// The value librdkafka holds for a property of this client. May be a secret: never log it.
+    func property(_ key: String) -> String? {
+        consumer.client.property(key)
     }
 
     // MARK: - Assignment

@@ -18,14 +18,16 @@ final class RDKafkaClient {
     ///   - opaque: The instance opaque handed to callbacks (`rd_kafka_conf_set_opaque`); the caller keeps it alive
     ///     for the lifetime of this client.
     ///   - configure: Registers callbacks on the `rd_kafka_conf_t *` before the instance is created.
-    /// - Throws: ``KafkaError`` with `invalidArgument` for a rejected property (named, value withheld), or the
-    ///   reason `rd_kafka_new` failed.
+    /// - Throws: ``KafkaError`` with `invalidArgument` for a rejected property (named; a secret's value withheld),
+    ///   or the reason `rd_kafka_new` failed (with every secret value scrubbed, see ``SecretScrubber``).
     init(
         type: rd_kafka_type_t,
         configuration: KafkaConfiguration,
         opaque: UnsafeMutableRawPointer? = nil,
         configure: (OpaquePointer) -> Void = { _ in }
     ) throws(KafkaError) {
+        // Before anything can fail or log: librdkafka's messages about this client are scrubbed of its secrets.
+        SecretScrubber.register(configuration)
         let conf = rd_kafka_conf_new()!
         var errstr = [CChar](repeating: 0, count: 512)
         for (key, value) in configuration.properties {
@@ -33,7 +35,14 @@ final class RDKafkaClient {
             guard result == RD_KAFKA_CONF_OK else {
                 rd_kafka_conf_destroy(conf)
                 // librdkafka's message may quote the value, so secrets get a generic message instead.
-                let detail = KafkaConfiguration.isSecret(key: key) ? "invalid value" : Self.string(errstr)
+                let detail =
+                    if result == RD_KAFKA_CONF_UNKNOWN {
+                        "no such librdkafka property"
+                    } else if KafkaConfiguration.isSecret(key: key) {
+                        "invalid value"
+                    } else {
+                        SecretScrubber.scrub(Self.string(errstr))
+                    }
                 throw KafkaError(code: .invalidArgument, message: "property \(key): \(detail)")
             }
         }
@@ -43,7 +52,8 @@ final class RDKafkaClient {
         // rd_kafka_new takes ownership of conf only on success; on failure it is still ours to free.
         guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
             rd_kafka_conf_destroy(conf)
-            throw KafkaError(code: .invalidArgument, message: "rd_kafka_new: \(Self.string(errstr))")
+            throw KafkaError(
+                code: .invalidArgument, message: "rd_kafka_new: \(SecretScrubber.scrub(Self.string(errstr)))")
         }
         self.handle = handle
     }
@@ -67,6 +77,16 @@ final class RDKafkaClient {
         var error = KafkaError(err, Self.string(errstr))
         error.isFatal = true
         return error
+    }
+
+    /// The value this instance holds for a property (`rd_kafka_conf_get` on its configuration), or `nil` for an
+    /// unknown key or an unset string. May be a secret: never log it.
+    func property(_ key: String) -> String? {
+        var size = 0
+        guard rd_kafka_conf_get(rd_kafka_conf(handle), key, nil, &size) == RD_KAFKA_CONF_OK else { return nil }
+        var buffer = [CChar](repeating: 0, count: max(size, 1))
+        guard rd_kafka_conf_get(rd_kafka_conf(handle), key, &buffer, &size) == RD_KAFKA_CONF_OK else { return nil }
+        return Self.string(buffer)
     }
 
     static func string(_ buffer: [CChar]) -> String {

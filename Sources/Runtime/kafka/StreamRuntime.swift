@@ -89,12 +89,20 @@ public final class StreamRuntime {
         // librdkafka 2.0 stops fetching when its queue holds queued.min.messages (counted over all
         // partitions) and looks again only a second later: while catching up, that second is lost
         // every 100,000 fixes. Let the byte bound (queued.max.messages.kbytes, 64 MiB) bound memory.
+        // A crashed member's partitions move once its session times out: 7 s (librdkafka: 45 s) with a
+        // heartbeat a second. max.poll.interval.ms stays 5 min, as restores run between polls. The instance
+        // id makes the consumer a static member: restarted within the session, it keeps its partitions
+        // and the others are not disturbed (README, "Run against a real Kafka").
         var consumerConfiguration = options.kafka
             .settingDefault("fetch.wait.max.ms", "25")
             .settingDefault("queued.min.messages", "10000000")
             .settingDefault("client.id", "tripstream-\(options.instanceId)")
+            .settingDefault("session.timeout.ms", "7000")
+            .settingDefault("heartbeat.interval.ms", "1000")
+            .settingDefault("max.poll.interval.ms", "300000")
         consumerConfiguration["group.id"] = options.group
-        consumer = try KafkaConsumer(configuration: consumerConfiguration)
+        consumer = try KafkaConsumer(
+            configuration: consumerConfiguration.settingDefault("group.instance.id", options.instanceId))
         try consumer.subscribe([options.topics.locations])
 
         var readerConfiguration = consumerConfiguration
