@@ -23,8 +23,8 @@ enum ReplayCommand {
                    required: true),
             .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing).",
                    required: true),
-            HorizonOption.spec,
-            ClockSkewOption.spec(environment: nil),
+            BoundedDurationOption.replayHorizon.spec(environment: nil),
+            BoundedDurationOption.maxClockSkew.spec(environment: nil),
             .value("state-dir", valueName: "dir",
                    help: "Where users' history is kept during the replay (removed at the end). Default: DIR/.history."),
             .flag("quiet", short: "q", help: "Print no summary."),
@@ -32,8 +32,8 @@ enum ReplayCommand {
 
     static func run(_ parsed: ParsedArguments) throws {
         var settings = FoldSettings()
-        settings.replayHorizon = try HorizonOption.read(parsed)
-        settings.maxClockSkew = try ClockSkewOption.read(parsed)
+        settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
+        settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)

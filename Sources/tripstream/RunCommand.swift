@@ -36,8 +36,8 @@ enum RunCommand {
             .value("merge-wait", valueName: "duration",
                    help: "How long fixes or trip commands wait for the other topic before being folded anyway.",
                    default: "2s", environment: "TRIPSTREAM_MERGE_WAIT"),
-            HorizonOption.spec(environment: "TRIPSTREAM_REPLAY_HORIZON"),
-            ClockSkewOption.spec(environment: "TRIPSTREAM_MAX_CLOCK_SKEW"),
+            BoundedDurationOption.replayHorizon.spec(environment: "TRIPSTREAM_REPLAY_HORIZON"),
+            BoundedDurationOption.maxClockSkew.spec(environment: "TRIPSTREAM_MAX_CLOCK_SKEW"),
             .value("idle-advance", valueName: "duration",
                    help: "A partition without inputs for this long has its stream time moved to the wall clock less "
                        + "this, so dwell and trip-expiry timers fire without waiting for its next fix (0: never).",
@@ -88,8 +88,8 @@ enum RunCommand {
         options.snapshotInterval = try parsed.duration("snapshot-interval")
         options.mergeWait = try parsed.duration("merge-wait")
         options.idleAdvance = try parsed.duration("idle-advance")
-        options.settings.replayHorizon = try HorizonOption.read(parsed)
-        options.settings.maxClockSkew = try ClockSkewOption.read(parsed)
+        options.settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
+        options.settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         options.partitions = Int32(try parsed.int("partitions", in: 1...100_000))
         guard options.commitInterval > 0, options.partitions > 0 else {
             throw CommandFailure("--commit-interval and --partitions must be positive")

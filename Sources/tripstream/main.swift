@@ -30,7 +30,7 @@ do {
     default: fatalError("unhandled command \(parsed.commandName)")
     }
 } catch {
-    CommandLineProgram.exit(with: error is CommandLineError ? error : CommandFailure("\(error)"))
+    CommandLineProgram.exit(with: error is CommandLineError || error is CommandFailure ? error : CommandFailure("\(error)"))
 }
 
 /// A command that could not do its job: printed as `error: …`, exit status 1.
