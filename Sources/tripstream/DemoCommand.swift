@@ -96,7 +96,7 @@ enum DemoCommand {
         var letters = values.processor.deadLetters
         for (reason, count) in values.fold.rejected { letters[reason, default: 0] += count }
         let reasons = letters.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
-        Terminal.output("summary: \(values.consumed.values.reduce(0, +)) inputs consumed, \(values.fold.events) events, \(values.fold.rewinds) offline fixes folded in order, \(values.fold.duplicates) duplicates dropped, \(values.transactionsCommitted) transactions")
+        Terminal.output("summary: \(values.consumed.values.reduce(0, +)) inputs consumed, \(values.fold.events) events, \(values.fold.lateInputs) late fixes placed in event time (\(values.fold.rewinds) refolds), \(values.fold.duplicates) duplicates dropped, \(values.transactionsCommitted) transactions")
         Terminal.output("dead letters: \(reasons.isEmpty ? "none" : reasons.joined(separator: ", "))")
         withExtendedLifetime(cluster) {}
     }

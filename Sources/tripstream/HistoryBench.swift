@@ -190,7 +190,7 @@ struct HistoryBench {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return 0 }
         return names.reduce(0) { total, name in
             let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0
-            return total + (size ?? 0)
+            return total + size
         }
     }
 }

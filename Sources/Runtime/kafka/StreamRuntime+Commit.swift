@@ -246,7 +246,7 @@ extension StreamRuntime {
             $0.consumed = consumed
             $0.forcedMerges = forcedMerges
             $0.corruptHistorySegments = corrupt
-            $0.processor.deadLetters[.outputTooLarge, default: 0] += oversizedOutputs
+            if oversizedOutputs > 0 { $0.processor.deadLetters[.outputTooLarge, default: 0] += oversizedOutputs }
         }
     }
 }
