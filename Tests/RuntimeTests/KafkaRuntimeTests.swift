@@ -129,6 +129,26 @@ struct KafkaRuntimeTests {
         assertMatchesFold(harness, try harness.readEvents(settle: 5), "lost partitions")
     }
 
+    @Test func aCorruptSnapshotIsSkippedCountedAndTheChangelogRestoresThePartition() throws {
+        let harness = try KafkaRuntimeHarness(seed: 14)
+        try harness.publish(fraction: 0...0.5)
+        let first = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([first], atLeast: harness.inputCount))
+        #expect(first.halt())
+        let directory = harness.stateRoot + "/a/tripstream-test"
+        let snapshot = PartitionSnapshot.path(directory: directory, partition: 0)
+        #expect(FileManager.default.fileExists(atPath: snapshot))
+        try Data("not a snapshot at all".utf8).write(to: URL(fileURLWithPath: snapshot))
+        try harness.publish(fraction: 0.5...1)
+        let second = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.consumed.values.reduce(0, +)))
+        #expect(second.halt())
+        #expect(second.failure == nil, "\(String(describing: second.failure))")
+        #expect(second.metrics.snapshot.corruptSnapshots == 1)
+        #expect(second.logs.contains { $0.contains("snapshot of partition 0 unreadable") })
+        assertMatchesFold(harness, try harness.readEvents(), "corrupt snapshot")
+    }
+
     @Test func twoInstancesSplitThePartitionsAndHandOver() throws {
         let harness = try KafkaRuntimeHarness(seed: 10)
         let partitions = Int(KafkaRuntimeHarness.partitions)

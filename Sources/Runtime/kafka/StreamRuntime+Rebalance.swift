@@ -90,6 +90,7 @@ extension StreamRuntime {
             snapshot = try PartitionSnapshot.read(directory: snapshotDirectory, partition: partition)
         } catch {
             log("warning: snapshot of partition \(partition) unreadable, restoring from the changelog: \(error)")
+            metrics.update { $0.corruptSnapshots += 1 }
         }
         // The local history matches the changelog up to the snapshot (synchronized before it was
         // written) and replaying the changelog after it brings it up to date; without a snapshot its

@@ -31,6 +31,8 @@ public final class RuntimeMetrics: Sendable {
         public var corruptHistorySegments = 0
         /// State-changelog records that could not be read during restores and were skipped.
         public var corruptChangelogRecords = 0
+        /// Local snapshots that could not be read (the partition was restored from the changelog).
+        public var corruptSnapshots = 0
         public var trackedUsers = 0
         public var geofences = 0
         public var ready = false
@@ -139,6 +141,9 @@ public final class RuntimeMetrics: Sendable {
                [("", "\(v.fold.usersEvicted)")])
         metric("tripstream_users_returned_total", "counter", "Evicted users brought back by a new input.",
                [("", "\(v.fold.usersReturned)")])
+        metric("tripstream_corrupt_snapshots_total", "counter",
+               "Local snapshots that could not be read; their partitions were restored from the changelog instead.",
+               [("", "\(v.corruptSnapshots)")])
         metric("tripstream_duplicates_total", "counter", "Duplicate inputs dropped.", [("", "\(v.fold.duplicates)")])
         metric("tripstream_filtered_fixes_total", "counter", "Fixes left out of the state by the filters.",
                [("{filter=\"gps_jump\"}", "\(v.fold.filteredJumps)"),
