@@ -171,20 +171,33 @@ extension StreamRuntime {
             owners[partition] = owner
             lastProgress[partition] = WallClock.monotonic()
             let locations = TopicPartition(topic: options.topics.locations, partition: partition)
-            if owner.hasCheckpoint {
-                try consumer.seek([TopicPartitionOffset(topic: locations.topic, partition: partition,
-                                                        offset: owner.locationsOffset)])
-                try commandsReader.seek([TopicPartitionOffset(topic: options.topics.tripCommands, partition: partition,
-                                                              offset: owner.commandsOffset)])
-            } else {
-                // Nothing of this partition was ever committed with a checkpoint: what was folded since it
-                // was taken is undone, so its inputs start again where the group's offsets (or the log) begin.
-                let committed = (try? consumer.committed([locations], timeout: .seconds(5)))?[locations]
-                try consumer.seek([TopicPartitionOffset(topic: locations.topic, partition: partition,
-                                                        offset: committed ?? TopicPartitionOffset.beginning)])
-                try commandsReader.seek([TopicPartitionOffset(topic: options.topics.tripCommands, partition: partition,
-                                                              offset: TopicPartitionOffset.beginning)])
+            do {
+                try rewind(owner, locations: locations)
+            } catch {
+                // The consumer may be giving the partition up (a lost assignment being rejoined): its
+                // next assignment restores and seeks it again.
+                log("warning: partition \(partition) not rewound now (\(error)); its next assignment will")
             }
+        }
+    }
+
+    /// Seeks a rebuilt partition's inputs back to what its restored state covers.
+    private func rewind(_ owner: PartitionOwner, locations: TopicPartition) throws {
+        let partition = locations.partition
+        let commands = options.topics.tripCommands
+        if owner.hasCheckpoint {
+            try consumer.seek([TopicPartitionOffset(topic: locations.topic, partition: partition,
+                                                    offset: owner.locationsOffset)])
+            try commandsReader.seek([TopicPartitionOffset(topic: commands, partition: partition,
+                                                          offset: owner.commandsOffset)])
+        } else {
+            // Nothing of this partition was ever committed with a checkpoint: what was folded since it
+            // was taken is undone, so its inputs start again where the group's offsets (or the log) begin.
+            let committed = (try? consumer.committed([locations], timeout: .seconds(5)))?[locations]
+            try consumer.seek([TopicPartitionOffset(topic: locations.topic, partition: partition,
+                                                    offset: committed ?? TopicPartitionOffset.beginning)])
+            try commandsReader.seek([TopicPartitionOffset(topic: commands, partition: partition,
+                                                          offset: TopicPartitionOffset.beginning)])
         }
     }
 

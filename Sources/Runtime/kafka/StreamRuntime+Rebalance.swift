@@ -38,6 +38,7 @@ extension StreamRuntime {
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition).sorted()
                 guard !mine.isEmpty else { continue }
                 for partition in mine {
+                    if owners[partition] != nil { retire(partition) }  // assigned again without a hand-over
                     let owner = try restore(partition)
                     owners[partition] = owner
                     lastProgress[partition] = WallClock.monotonic()
