@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import RocksDBIO
 import Runtime
+import Simulation
 
 /// `tripstream bench --geofence-table` and `--soak`: bounded growth. A geofence table of a million
 /// circles and ten thousand polygons, with its memory; and a long fold of a large fleet whose
@@ -11,22 +12,22 @@ enum ScaleBench {
     // MARK: - Geofence table
 
     static func geofenceTable(circles: Int, polygons: Int) {
-        var random = SplitMix(seed: 7)
+        var random = SeededRandom(seed: 7)
         let heapBefore = tripstream_heap_in_use()
         let rssBefore = HistoryBench.residentBytes()
         let started = Terminal.monotonicSeconds()
         var table = GeofenceTable()
         // Spread over Western Europe (about 2,000 × 2,600 km): a city's density where they cluster.
         func point() -> Coordinate {
-            Coordinate(latitude: 36 + random.unit() * 24, longitude: -10 + random.unit() * 40)
+            Coordinate(latitude: 36 + Double.random(in: 0..<1, using: &random) * 24, longitude: -10 + Double.random(in: 0..<1, using: &random) * 40)
         }
         for index in 0..<circles {
             table.upsert(Geofence(tag: "stop", externalId: "c\(index)",
-                                  shape: .circle(center: point(), radius: 50 + random.unit() * 250)))
+                                  shape: .circle(center: point(), radius: 50 + Double.random(in: 0..<1, using: &random) * 250)))
         }
         for index in 0..<polygons {
             let c = point()
-            let d = 0.001 + random.unit() * 0.01
+            let d = 0.001 + Double.random(in: 0..<1, using: &random) * 0.01
             let ring = [(0.0, -d), (d, 0), (0, d), (-d, 0), (0, -d)].map {
                 Coordinate(latitude: c.latitude + $0.0, longitude: c.longitude + $0.1)
             }
@@ -91,18 +92,4 @@ enum ScaleBench {
         let seconds = Terminal.monotonicSeconds() - started
         Terminal.output("  done          \(fixes.grouped) fixes in \(Int(seconds)) s (\(Int(Double(fixes) / seconds).grouped) fixes/s), \(round) rounds = \(round * 15 / 60) min of event time")
     }
-}
-
-/// A small deterministic generator for the benches.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
