@@ -45,18 +45,11 @@ public struct DeadLetter: Sendable, Equatable {
         if let value, value.count > Self.maximumValueBytes {
             letter.value = Array(value.prefix(Self.maximumValueBytes))
             letter.originalValueSize = value.count
-            letter.originalValueHash = Self.fnv1a64(value)
+            var hasher = StableHasher()
+            for byte in value { hasher.combine(byte) }
+            letter.originalValueHash = hasher.fnv1a
         }
         return letter
-    }
-
-    static func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 
     /// A dead letter for a decoding failure.

@@ -5,6 +5,9 @@
 public struct StableHasher: Sendable {
     @usableFromInline var state: UInt64
 
+    /// The plain FNV-1a hash of what was combined (no final mix), e.g. to name bytes in a dead letter.
+    public var fnv1a: UInt64 { state }
+
     @inlinable
     public init(seed: UInt64 = 0xcbf2_9ce4_8422_2325) { state = seed }
 
