@@ -95,15 +95,6 @@ struct TailLog: Sendable {
         return inputs
     }
 
-    /// The last inputs of equal time `time` (at the end of the tail), oldest first.
-    func trailing(at time: UnixMillis) -> ArraySlice<TimelineInput> {
-        guard count > 0, lastTime == time else { return [] }
-        let all = decoded()
-        var start = all.count
-        while start > 0, all[start - 1].time == time { start -= 1 }
-        return all[start...]
-    }
-
     private static func same(_ a: TimelineInput.Attachment, _ b: TimelineInput.Attachment) -> Bool {
         switch (a, b) {
         case let (.fixExtras(x), .fixExtras(y)): x === y
