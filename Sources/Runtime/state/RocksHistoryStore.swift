@@ -63,8 +63,11 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
 
     public func replace(_ userId: String, removing removed: [UnixMillis], adding added: [HistorySegment]) {
         let prefix = Self.prefix(userId)
-        let kept = Set(added.map(\.firstTime))
-        for time in removed where !kept.contains(time) { delete(Self.key(prefix, time)) }
+        // Sealing a tail removes nothing: no set to build on that path (every 32 inputs of a user).
+        if !removed.isEmpty {
+            let kept = Set(added.map(\.firstTime))
+            for time in removed where !kept.contains(time) { delete(Self.key(prefix, time)) }
+        }
         for segment in added { put(Self.key(prefix, segment.firstTime), TimelineCodec.encode(segment)) }
     }
 
