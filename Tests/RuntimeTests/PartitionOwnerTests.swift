@@ -5,7 +5,7 @@ import Testing
 
 @testable import Runtime
 
-/// The two-stream merge of one owned partition: a head waits while the other stream may still
+/// The two-stream merge of one owned partition (`StreamMerge`, driven through its owner): a head waits while the other stream may still
 /// deliver something older, and a stream counts as at its end once everything below the high
 /// watermark of its latest fetch was taken.
 @Suite struct PartitionOwnerTests {
@@ -23,98 +23,109 @@ import Testing
                               value: Array(value.utf8), timestamp: 1_767_225_600_000)
     }
 
-    static func fold(_ owner: inout PartitionOwner) {
-        var output = OutputBatch(newlineSeparated: false)
-        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: false, source: topics, into: &output)
+    /// Folds what is ready without the merge's wait running out.
+    static func fold(_ owner: PartitionOwner) {
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, monotonic: 0, source: topics)
+    }
+
+    /// Folds with the merge's wait run out (`seconds`, the monotonic clock, moves 10 s on each call).
+    static func forceFold(_ owner: PartitionOwner, _ seconds: inout Double) {
+        seconds += 10
+        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, monotonic: seconds, source: topics)
     }
 
     @Test func aFixWaitsUntilTheBrokerConfirmsTheCommandsEndAfterTheFixWasTaken() throws {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
         owner.take(command: Self.startCommand(0, second: 1), round: 1)
         owner.take(fix: Self.fix(0, second: 2), round: 1)
         owner.take(fix: Self.fix(1, second: 3), round: 2)
-        Self.fold(&owner)
+        Self.fold(owner)
         #expect(owner.foldedCommands == 1)
         #expect(owner.foldedFixes == 0, "the commands stream may still hold something older than the fix")
-        #expect(owner.awaitsCommandsEnd && !owner.awaitsFixesEnd)
+        #expect(owner.merge.awaitsCommandsEnd && !owner.merge.awaitsFixesEnd)
 
-        owner.confirmEnds(fixes: nil, commands: .init(end: 2, position: 1), round: 1)
-        Self.fold(&owner)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 2, position: 1), round: 1)
+        Self.fold(owner)
         #expect(owner.foldedFixes == 0, "offset 1 of the commands is written but not yet taken")
 
-        owner.confirmEnds(fixes: nil, commands: .init(end: 1, position: 1), round: 1)
-        Self.fold(&owner)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 1, position: 1), round: 1)
+        Self.fold(owner)
         #expect(owner.foldedFixes == 1, "only the fix taken in round 1 may pass a confirmation of round 1")
-        #expect(owner.awaitsCommandsEnd)
+        #expect(owner.merge.awaitsCommandsEnd)
 
-        owner.confirmEnds(fixes: nil, commands: .init(end: 1, position: nil), round: 2)
-        Self.fold(&owner)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 1, position: nil), round: 2)
+        Self.fold(owner)
         #expect(owner.foldedFixes == 2)
-        #expect(!owner.awaitsCommandsEnd)
+        #expect(!owner.merge.awaitsCommandsEnd)
         #expect(owner.locationsOffset == 2 && owner.commandsOffset == 1)
         #expect(owner.uncommittedTimestamps.count == 3, "every folded input's timestamp awaits the commit")
     }
 
     @Test func aReaderPositionPastTransactionMarkersCountsAsTaken() throws {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
         owner.take(fix: Self.fix(0, second: 2), round: 1)
         // Commands from a transactional producer: offset 0 is data... none here; 0 and 1 are markers.
-        owner.confirmEnds(fixes: nil, commands: .init(end: 2, position: 2), round: 1)
-        Self.fold(&owner)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 2, position: 2), round: 1)
+        Self.fold(owner)
         #expect(owner.foldedFixes == 1)
     }
 
     @Test func aCommandWaitsForTheFixesEndAndForTheirEventTime() throws {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
         owner.take(fix: Self.fix(0, second: 4), round: 1)
-        owner.confirmEnds(fixes: nil, commands: .init(end: 0, position: nil), round: 1)
-        Self.fold(&owner)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 0, position: nil), round: 1)
+        Self.fold(owner)
         #expect(owner.foldedFixes == 1)
 
         owner.take(command: Self.startCommand(0, second: 5), round: 2)
-        #expect(owner.awaitsFixesEnd)
-        owner.confirmEnds(fixes: .init(end: 1, position: nil), commands: nil, round: 2)
-        Self.fold(&owner)
+        #expect(owner.merge.awaitsFixesEnd)
+        owner.merge.confirmEnds(fixes: .init(end: 1, position: nil), commands: nil, round: 2)
+        Self.fold(owner)
         #expect(owner.foldedCommands == 0, "fixes up to second 5 may still be on their way from the devices")
 
         owner.take(fix: Self.fix(1, second: 6), round: 3)
-        Self.fold(&owner)
+        Self.fold(owner)
         #expect(owner.foldedCommands == 1 && owner.foldedFixes == 1, "the command goes before the newer fix")
-        owner.confirmEnds(fixes: nil, commands: .init(end: 1, position: nil), round: 3)
-        Self.fold(&owner)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 1, position: nil), round: 3)
+        Self.fold(owner)
         #expect(owner.foldedFixes == 2)
     }
 
     @Test func forcingSkipsASilentStreamButNotOneTheBrokerSaysIsBehind() throws {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
         owner.take(command: Self.startCommand(0, second: 1), round: 1)
         owner.take(fix: Self.fix(0, second: 2), round: 2)
-        owner.confirmEnds(fixes: nil, commands: .init(end: 3, position: 1), round: 2)
-        var output = OutputBatch(newlineSeparated: false)
-        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        owner.merge.confirmEnds(fixes: nil, commands: .init(end: 3, position: 1), round: 2)
+        var seconds = 0.0
+        Self.forceFold(owner, &seconds)
         #expect(owner.foldedFixes == 0, "commands 1 and 2 are written, and the reader will fetch them")
 
-        owner.confirmEnds(fixes: nil, commands: nil, round: 3)  // the broker did not answer
-        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        owner.merge.confirmEnds(fixes: nil, commands: nil, round: 3)  // the broker did not answer
+        Self.forceFold(owner, &seconds)
         #expect(owner.foldedFixes == 0, "the last answer still stands")
 
         owner.take(command: Self.startCommand(1, second: 9), round: 4)
-        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
+        Self.forceFold(owner, &seconds)
         #expect(owner.foldedFixes == 1, "the fix is older than the head command")
         #expect(owner.foldedCommands == 2, "then the command, forced past the silent fixes stream")
-        #expect(owner.forcedMerges == 1)
+        #expect(owner.merge.forcedMerges == 1)
 
         owner.take(fix: Self.fix(1, second: 10), round: 5)
-        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
-        #expect(owner.commandsBehind, "command 2 is written and not yet taken")
+        Self.forceFold(owner, &seconds)
+        #expect(owner.merge.commandsBehind, "command 2 is written and not yet taken")
         #expect(owner.foldedFixes == 1)
         owner.take(command: Self.startCommand(2, second: 11), round: 6)
-        owner.foldReady(geofences: GeofenceTable(), now: 1_767_225_700_000, force: true, source: Self.topics, into: &output)
-        #expect(owner.foldedFixes == 2 && !owner.commandsBehind)
+        Self.forceFold(owner, &seconds)
+        #expect(owner.foldedFixes == 2 && !owner.merge.commandsBehind)
     }
 
     @Test func aRedeliveredRecordIsTakenOnce() throws {
-        var owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store())
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
         owner.take(fix: Self.fix(0, second: 2), round: 1)
         owner.take(fix: Self.fix(0, second: 2), round: 2)
         #expect(owner.pendingCount == 1)

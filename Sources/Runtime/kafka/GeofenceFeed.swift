@@ -5,18 +5,18 @@ import KafkaIO
 /// live. Every instance holds the whole table; a null value deletes.
 final class GeofenceFeed {
     let topic: String
-    private let reader: KafkaReader
+    private let reader: any PartitionReader
+    private let clock: any Clock
     private(set) var table = GeofenceTable()
     var processor = InputProcessor(settings: FoldSettings())
     private let log: (String) -> Void
     private var partitions: [Int32] = []
 
-    init(configuration: KafkaConfiguration, topic: String, log: @escaping (String) -> Void) throws {
+    init(reader: any PartitionReader, topic: String, clock: any Clock, log: @escaping (String) -> Void) throws {
         self.topic = topic
         self.log = log
-        var readerConfiguration = configuration
-        readerConfiguration["group.id"] = "tripstream-geofence-reader"
-        reader = try KafkaReader(configuration: readerConfiguration)
+        self.reader = reader
+        self.clock = clock
         let count = try reader.partitionCount(topic: topic, timeout: .seconds(10)) ?? 0
         partitions = (0..<Int32(count)).map { $0 }
         if !partitions.isEmpty {
@@ -33,9 +33,9 @@ final class GeofenceFeed {
             let marks = try reader.watermarks(topic: topic, partition: partition, timeout: .seconds(10))
             ends[TopicPartition(topic: topic, partition: partition)] = marks.high
         }
-        let deadline = WallClock.monotonic() + seconds
+        let deadline = clock.monotonic() + seconds
         var discarded = OutputBatch(newlineSeparated: false)
-        while WallClock.monotonic() < deadline {
+        while clock.monotonic() < deadline {
             _ = try poll(into: &discarded)
             let positions = try reader.positions(Array(ends.keys))
             if ends.allSatisfy({ (positions[$0.key] ?? -1) >= $0.value || $0.value == 0 }) { return }
@@ -49,7 +49,7 @@ final class GeofenceFeed {
         guard !partitions.isEmpty else { return false }
         let records = try reader.poll(maxRecords: 10_000, timeout: .zero)
         guard !records.isEmpty else { return false }
-        let now = WallClock.now()
+        let now = clock.now()
         for record in records {
             let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
             if let value = record.value, !value.isEmpty {

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import KafkaIO
 
 /// How `tripstream run` runs: brokers and client properties, group, state, topics, timing.
@@ -22,6 +23,14 @@ public struct RuntimeOptions: Sendable {
     public var idleAdvance: Int64 = 30_000
     /// Records fetched per poll. Default: 10,000.
     public var maxPollRecords = 10_000
+    /// Threads folding owned partitions (each partition on one of them). Default: the cores available.
+    public var threads = RuntimeOptions.availableCores
+    /// Inputs fetched but not folded, per partition, at which its fetching is paused (resumed at
+    /// half). Default: 20,000.
+    public var maxPendingInputs = 20_000
+    /// Output bytes a transaction may gather while the previous one commits; at this bound the fold
+    /// waits for the commit. Default: 32 MiB.
+    public var maxTransactionBytes = 32 << 20
     /// Identifies this instance's transactional producer across restarts (fencing zombies).
     public var instanceId: String
     /// Partitions of topics created at start where the broker allows. Default: 12.
@@ -33,6 +42,9 @@ public struct RuntimeOptions: Sendable {
         self.stateDirectory = stateDirectory
         self.instanceId = instanceId
     }
+
+    /// Cores this process may run on.
+    public static var availableCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// The transactional id: stable per group and instance, so a restarted instance fences the
     /// one it replaces.

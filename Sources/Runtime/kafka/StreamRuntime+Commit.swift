@@ -2,164 +2,115 @@ import Codec
 import Domain
 import KafkaIO
 
-/// One transaction: outputs, then the changelog records that cover them, then the input offsets.
+/// Transactions: sealed by the driver between fold rounds, committed by `TransactionCommitter`
+/// while the fold goes on, their outcomes applied by the driver.
 extension StreamRuntime {
-    func commitIfNeeded(force: Bool) throws {
-        let now = WallClock.monotonic()
-        let dirty = output.recordCount > 0 || owners.values.contains { $0.dirty }
+    /// Seals the partitions folded since the last seal into a transaction and hands it to the
+    /// committer, when the commit interval has passed and no transaction is in flight.
+    func sealIfDue(force: Bool = false) throws {
+        let now = clock.monotonic()
+        let dirty = sharedOutput.recordCount > 0 || owners.values.contains { $0.dirty }
         guard dirty else {
-            lastCommit = now
+            lastSeal = now
             return
         }
-        let due = (now - lastCommit) * 1000 >= Double(options.commitInterval) || output.recordCount > 200_000
+        let held = owners.values.reduce(sharedOutput.byteCount) { $0 + $1.output.byteCount }
+        let due = (now - lastSeal) * 1000 >= Double(options.commitInterval) || held >= options.maxTransactionBytes
         guard force || due else { return }
-        do {
-            try commitTransaction()
-            metrics.update {
-                $0.transactionsCommitted += 1
-                $0.consecutiveAborts = 0
-            }
-        } catch let error as KafkaError where error.isFatal {
-            throw error  // fenced by a newer instance, or an unrecoverable client error
-        } catch {
-            log("transaction failed, aborting and rebuilding state from the changelog: \(error)")
-            do {
-                try producer.abortTransaction(timeout: .seconds(30))
-            } catch {
-                // A producer that cannot abort cannot begin again: replace it (a new one with the same
-                // transactional id fences the old and has the coordinator abort what it left open).
-                log("abort failed (\(error)); replacing the transactional producer")
-                try replaceProducer()
-            }
-            try dropUncommittedWork()
-            metrics.update {
-                $0.transactionsAborted += 1
-                $0.consecutiveAborts += 1
-            }
-            try rebuildOwnedPartitions()
+        if committer.isBusy {
+            // The commit in flight is slower than folding. Below the bound the fold goes on and the
+            // next transaction grows; at the bound the driver waits (its inputs pile up in the
+            // merges, which pauses their partitions at the consumer).
+            guard force || held >= options.maxTransactionBytes else { return }
+            try applyOutcome(waiting: true)
+            let waited = clock.monotonic() - now
+            for owner in owners.values { owner.merge.excuse(waited) }
+            // An abort rebuilt the partitions: nothing is left to seal.
+            guard owners.values.contains(where: \.dirty) || sharedOutput.recordCount > 0 else { return }
         }
-        // The interval runs from commit start to commit start: a slow commit shortens the next wait
-        // rather than adding to every fix's latency.
-        lastCommit = now
-        let finished = WallClock.monotonic()
-        // Time blocked here is not time a partition's other stream stayed silent.
-        for partition in lastProgress.keys { lastProgress[partition]! += finished - now }
-        metrics.update { $0.commitSeconds.observe(finished - now) }
-        publishCounters()
-        if (finished - lastSnapshot) * 1000 >= Double(options.snapshotInterval) { writeSnapshots() }
+        try checkHistoryStores()
+        let transaction = try seal()
+        committer.submit(transaction)
+        // The interval runs from seal to seal: a slow commit shortens the next wait rather than
+        // adding to every fix's latency.
+        lastSeal = now
     }
 
-    private func commitTransaction() throws {
+    /// Commits everything folded so far and waits for it (hand-over, snapshots, shutdown).
+    func commitEverything() throws {
+        try applyOutcome(waiting: true)
+        try sealIfDue(force: true)
+        try applyOutcome(waiting: true)
+    }
+
+    /// History the fold could not read fully must not be committed as if it had been.
+    private func checkHistoryStores() throws {
         for (partition, owner) in owners {
-            // History the fold could not read fully must not be committed as if it had been.
             if let failure = owner.history.takeFailure() {
                 throw ReplayError("history store of partition \(partition): \(failure)")
             }
             if let report = owner.history.takeCorruptionReport() { log("warning: partition \(partition): \(report)") }
         }
-        try producer.beginTransaction()
-        let topics = options.topics
-        // The fold's outputs go first, so the broker takes them in while the users' states are encoded.
-        try produce(output.events, to: topics.events)
-        try produce(output.eta, to: topics.eta)
-        try produce(output.deadLetters, to: topics.deadLetters)
-        let now = WallClock.now()
-        var changelog: [(partition: Int32, key: [UInt8], value: [UInt8]?)] = []
-        for partition in owners.keys.sorted() where owners[partition]!.dirty {
-            for timeline in owners[partition]!.processor.flushUsers(geofences: geofenceFeed.table, now: now,
-                                                                     into: &output)
-            {
-                changelog.append((partition, Array(timeline.userId.utf8), TimelineCodec.encode(timeline.parts)))
+    }
+
+    /// Closes the dirty partitions' parts (users encoded for the changelog on the fold threads).
+    private func seal() throws -> SealedTransaction {
+        let dirty = owners.keys.sorted().compactMap { owners[$0]!.dirty ? owners[$0]! : nil }
+        let geofences = geofenceFeed.table
+        let now = clock.now()
+        let batches = SealedSlots(count: dirty.count)
+        foldThreads.run(items: dirty.count) { index in
+            batches.store(dirty[index].seal(geofences: geofences, now: now), at: index)
+        }
+        var shared = OutputBatch(newlineSeparated: false)
+        swap(&shared, &sharedOutput)
+        return SealedTransaction(partitions: batches.take(), shared: shared, membership: try consumer.membership(),
+                                 sealedAt: clock.monotonic())
+    }
+
+    /// Applies how the transaction in flight ended, if it did (or, `waiting`, once it does).
+    func applyOutcome(waiting: Bool) throws {
+        guard let (receipt, outcome) = waiting ? committer.awaitOutcome() : committer.takeOutcome() else { return }
+        switch outcome {
+        case let .committed(seconds, oversized, retries):
+            // Committed: the history changes the changelog now holds may reach the local store.
+            for part in receipt.parts {
+                guard let owner = owners[part.partition], ObjectIdentifier(owner) == part.owner else { continue }
+                try owner.history.commit(through: part.historyGeneration)
             }
-            for change in owners[partition]!.history.takeChanges() {
-                changelog.append((partition, change.key, change.value))
-            }
-            changelog.append((partition, PartitionCheckpoint.key, owners[partition]!.checkpoint.bytes))
-        }
-        try produce(output.users, to: topics.users)
-        try confirmDeliveries("outputs")  // durable before the state that covers them
-        for record in changelog {
-            try producer.produce(topic: topics.stateChangelog, partition: record.partition, key: record.key,
-                                 value: record.value)
-        }
-        try confirmDeliveries("changelog")
-        var offsets: [TopicPartitionOffset] = []
-        for (partition, owner) in owners.sorted(by: { $0.key < $1.key }) where owner.hasProgress {
-            offsets.append(TopicPartitionOffset(topic: topics.locations, partition: partition, offset: owner.locationsOffset))
-            offsets.append(TopicPartitionOffset(topic: topics.tripCommands, partition: partition,
-                                                offset: owner.commandsOffset))
-        }
-        if !offsets.isEmpty {
-            try producer.sendOffsetsToTransaction(offsets, consumer: consumer, timeout: .seconds(30))
-        }
-        try producer.commitTransaction(timeout: .seconds(60))
-        output.removeAll()
-        // Committed: the history changes the changelog now holds may reach the local store.
-        for owner in owners.values { try owner.history.commit() }
-        let committedAt = WallClock.now()
-        metrics.update { values in
-            for owner in owners.values {
-                for timestamp in owner.uncommittedTimestamps {
-                    values.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000)
+            oversizedOutputs += oversized
+            let committedAt = clock.now()
+            metrics.update { values in
+                values.transactionsCommitted += 1
+                values.consecutiveAborts = 0
+                values.transactionRetries += retries
+                values.commitSeconds.observe(seconds)
+                for part in receipt.parts {
+                    for timestamp in part.inputTimestamps {
+                        values.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000)
+                    }
                 }
             }
-        }
-        for partition in owners.keys {
-            owners[partition]!.dirty = false
-            owners[partition]!.uncommittedTimestamps.removeAll(keepingCapacity: true)
-        }
-    }
-
-    private func produce(_ records: RecordBuffer, to topic: String) throws {
-        let limit = maximumRecordBytes
-        try records.forEach { key, value in
-            guard value.count + key.count <= limit else {
-                // The broker would refuse it, and the transaction with it, every time it is retried:
-                // publish a dead letter in its place (with its first bytes) and count it.
-                let letter = DeadLetter(
-                    reason: .outputTooLarge,
-                    detail: "\(topic) record of \(value.count) bytes is over the \(limit)-byte limit (message.max.bytes); not published",
-                    topic: topic, partition: -1, offset: -1, key: Array(key), value: Array(value),
-                    receivedAt: WallClock.now()).capped()
-                var encoded: [UInt8] = []
-                DeadLetterEncoder.encode(letter, into: &encoded)
-                try producer.produce(topic: options.topics.deadLetters, key: key.isEmpty ? nil : Array(key),
-                                     value: encoded)
-                oversizedOutputs += 1
-                return
+        case let .aborted(reason, seconds):
+            log("transaction aborted (\(reason)); rebuilding state from the changelog")
+            metrics.update {
+                $0.transactionsAborted += 1
+                $0.consecutiveAborts += 1
+                $0.commitSeconds.observe(seconds)
             }
-            try producer.produce(topic: topic, key: key.isEmpty ? nil : key, value: value)
+            // What was folded since (the next transaction's inputs) grew from the aborted state too.
+            dropUncommittedWork()
+            try rebuildOwnedPartitions()
+        case let .fatal(error):
+            throw error  // fenced by a newer instance, or an unrecoverable client error
         }
-    }
-
-    /// The largest record (key and value) the producer may send: librdkafka's `message.max.bytes`
-    /// (default 1,000,000) less room for the record's framing.
-    var maximumRecordBytes: Int {
-        (options.kafka["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000) - 512
-    }
-
-    private func confirmDeliveries(_ what: String) throws {
-        let report = try producer.flush(timeout: .seconds(60))
-        guard report.allDelivered else {
-            throw ReplayError("\(report.failed) \(what) records not delivered (\(report.firstError.map { "\($0)" } ?? "?"))")
-        }
-    }
-
-    func replaceProducer() throws {
-        producer = nil  // destroyed: what it still held is dropped, as an abort would
-        producer = try KafkaProducer(configuration: options.kafka.settingDefault("linger.ms", "1"),
-                                     transactionalId: options.transactionalId)
-        try producer.initTransactions(timeout: .seconds(60))
+        publishCounters()
     }
 
     /// Forgets what was folded since the last commit: outputs, history changes, commit timestamps.
-    func dropUncommittedWork() throws {
-        output.removeAll()
-        for partition in owners.keys {
-            owners[partition]!.history.discard()
-            owners[partition]!.uncommittedTimestamps.removeAll(keepingCapacity: true)
-            owners[partition]!.dirty = false
-        }
+    func dropUncommittedWork() {
+        sharedOutput.removeAll()
+        for owner in owners.values { owner.dropUncommitted() }
     }
 
     /// After an aborted transaction the in-memory state is ahead of what Kafka holds: rebuild every
@@ -169,7 +120,6 @@ extension StreamRuntime {
             retire(partition)
             let owner = try restore(partition)
             owners[partition] = owner
-            lastProgress[partition] = WallClock.monotonic()
             let locations = TopicPartition(topic: options.topics.locations, partition: partition)
             do {
                 try rewind(owner, locations: locations)
@@ -203,7 +153,7 @@ extension StreamRuntime {
 
     /// Writes the local snapshots of owned partitions (after a commit: memory equals the changelog).
     func writeSnapshots(only partitions: Set<Int32>? = nil) {
-        lastSnapshot = WallClock.monotonic()
+        lastSnapshot = clock.monotonic()
         do {
             try ReplayJob.makeDirectory(options.stateDirectory)
             try ReplayJob.makeDirectory(snapshotDirectory)
@@ -215,13 +165,13 @@ extension StreamRuntime {
             do {
                 // Users idle beyond the horizon leave memory (their state goes to the local store,
                 // written before the snapshot that no longer holds them).
-                let fold = owners[partition]!.processor.fold
-                if fold.streamTime != .min,
-                    owners[partition]!.processor.fold.evictIdleUsers(before: fold.streamTime - options.settings.replayHorizon) > 0
-                {
-                    try owners[partition]!.history.commit()
-                }
                 let owner = owners[partition]!
+                let streamTime = owner.processor.fold.streamTime
+                if streamTime != .min,
+                    owner.processor.fold.evictIdleUsers(before: streamTime - options.settings.replayHorizon) > 0
+                {
+                    try owner.history.commit()
+                }
                 try owner.history.synchronize()  // what the snapshot claims is on disk first
                 let marks = try consumer.watermarks(topic: options.topics.stateChangelog, partition: partition,
                                                     timeout: .seconds(5))
@@ -243,7 +193,7 @@ extension StreamRuntime {
         var corrupt = retiredCorruptSegments
         var consumed = self.consumed
         for owner in owners.values {
-            forcedMerges += owner.forcedMerges
+            forcedMerges += owner.merge.forcedMerges
             corrupt += owner.history.corruptSegments
             consumed[options.topics.locations, default: 0] += owner.foldedFixes
             consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands

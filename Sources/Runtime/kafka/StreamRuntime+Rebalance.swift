@@ -14,7 +14,7 @@ extension StreamRuntime {
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition)
                 guard !mine.isEmpty else { continue }
                 // Hand over cleanly: what was folded is committed before another instance resumes.
-                try commitIfNeeded(force: true)
+                try commitEverything()
                 writeSnapshots(only: Set(mine))
                 for partition in mine { retire(partition) }
                 try commandsReader.remove(mine.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
@@ -23,9 +23,11 @@ extension StreamRuntime {
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition)
                 guard !mine.isEmpty else { continue }
                 // Another member may own them already: nothing folded since the last commit may be
-                // committed now. The uncommitted outputs mix every owned partition's, so all are dropped,
-                // and the partitions still owned are rebuilt from what was committed.
-                try dropUncommittedWork()
+                // committed now. A transaction in flight ends first (on Kafka, its offsets carry the old
+                // generation and it is refused). The uncommitted work is dropped, and the partitions
+                // still owned are rebuilt from what was committed.
+                try applyOutcome(waiting: true)
+                dropUncommittedWork()
                 for partition in mine { retire(partition) }
                 try commandsReader.remove(mine.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
                 try rebuildOwnedPartitions()
@@ -38,10 +40,12 @@ extension StreamRuntime {
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition).sorted()
                 guard !mine.isEmpty else { continue }
                 for partition in mine {
-                    if owners[partition] != nil { retire(partition) }  // assigned again without a hand-over
+                    if owners[partition] != nil {  // assigned again without a hand-over
+                        try applyOutcome(waiting: true)
+                        retire(partition)
+                    }
                     let owner = try restore(partition)
                     owners[partition] = owner
-                    lastProgress[partition] = WallClock.monotonic()
                     if owner.hasCheckpoint {
                         try consumer.seek([TopicPartitionOffset(
                             topic: options.topics.locations, partition: partition, offset: owner.locationsOffset)])
@@ -70,9 +74,13 @@ extension StreamRuntime {
         consumed[options.topics.tripCommands, default: 0] += owner.foldedCommands
         retiredFold.add(owner.processor.fold.counters)
         retiredProcessor.add(owner.processor.counters)
-        retiredForcedMerges += owner.forcedMerges
+        retiredForcedMerges += owner.merge.forcedMerges
         retiredCorruptSegments += owner.history.corruptSegments
-        lastProgress[partition] = nil
+        if owner.paused {
+            // A partition taken again starts unpaused.
+            try? consumer.resume([TopicPartition(topic: options.topics.locations, partition: partition)])
+            try? commandsReader.resume([TopicPartition(topic: options.topics.tripCommands, partition: partition)])
+        }
         owner.history.close()
     }
 
@@ -85,7 +93,7 @@ extension StreamRuntime {
     func restore(_ partition: Int32) throws -> PartitionOwner {
         metrics.update { $0.restoresInProgress += 1 }
         defer { metrics.update { $0.restoresInProgress -= 1 } }
-        let started = WallClock.monotonic()
+        let started = clock.monotonic()
         var snapshot: PartitionSnapshot?
         do {
             snapshot = try PartitionSnapshot.read(directory: snapshotDirectory, partition: partition)
@@ -106,7 +114,7 @@ extension StreamRuntime {
 
         var readerConfiguration = options.kafka
         readerConfiguration["group.id"] = options.group + "-restore"
-        let reader = try KafkaReader(configuration: readerConfiguration)
+        let reader = try broker.reader(configuration: readerConfiguration)
         defer { try? reader.close() }
         let changelog = TopicPartition(topic: options.topics.stateChangelog, partition: partition)
         let marks = try reader.watermarks(topic: changelog.topic, partition: partition, timeout: .seconds(10))
@@ -118,8 +126,8 @@ extension StreamRuntime {
         if start < marks.high {
             try reader.assign([(changelog, .offset(start))])
             var position = start
-            let deadline = WallClock.monotonic() + 300
-            while position < marks.high, WallClock.monotonic() < deadline {
+            let deadline = clock.monotonic() + 300
+            while position < marks.high, clock.monotonic() < deadline {
                 for record in try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200)) {
                     restore.apply(key: record.key, value: record.value)
                 }
@@ -129,8 +137,9 @@ extension StreamRuntime {
                 throw ReplayError("restoring partition \(partition): changelog stuck at \(position) of \(marks.high)")
             }
         }
-        var owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: restore.checkpoint,
-                                   history: history)
+        let owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: restore.checkpoint,
+                                   history: history, mergeWait: Double(options.mergeWait) / 1000, now: clock.now(),
+                                   monotonic: clock.monotonic())
         try restore.install(into: &owner.processor.fold, geofences: geofenceFeed.table)
         closeHistory = false
         if let corruption = restore.firstCorruption {
@@ -138,7 +147,7 @@ extension StreamRuntime {
         }
         let restored = restore.records
         let corrupt = restore.corruptRecords
-        let seconds = WallClock.monotonic() - started
+        let seconds = clock.monotonic() - started
         metrics.update {
             $0.restoredRecords += restored
             $0.corruptChangelogRecords += corrupt

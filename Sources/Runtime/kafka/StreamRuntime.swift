@@ -6,25 +6,33 @@ import Synchronization
 /// The service: consumes fixes and trip commands, folds them per owned partition, and commits
 /// outputs, state changelog and input offsets together in one Kafka transaction per interval.
 ///
-/// One thread drives everything (librdkafka clients are not shared across threads here). Per
-/// interval: poll → fold → [begin; outputs; flush; changelog + checkpoints; flush; offsets;
-/// commit]. Outputs are durable before the changelog record that covers them, so even a broker
-/// that cannot abort (librdkafka's mock) can only see outputs repeated after a crash, never lost.
+/// Three kinds of threads. The driver (the caller of `run`) polls the consumers, handles
+/// rebalances, seals transactions and applies their outcomes. Fold threads (`--threads`, the
+/// driver included) fold the owned partitions, each partition on one thread per round. The
+/// committer thread owns the transactional producer: while it commits transaction N
+/// [begin; outputs; flush; changelog + checkpoints; flush; offsets; commit], the fold goes on into
+/// transaction N+1, which is sealed once N ended. Outputs are durable before the changelog record
+/// that covers them, so even a broker that cannot abort (librdkafka's mock) can only see outputs
+/// repeated after a crash, never lost. README, "Exactly once", gives the whole argument.
 public final class StreamRuntime {
     public private(set) var options: RuntimeOptions
     let metrics: RuntimeMetrics
-    let log: (String) -> Void
+    let log: @Sendable (String) -> Void
     private let stopRequested: @Sendable () -> Bool
+    let broker: any Broker
+    let clock: any Clock
 
-    var producer: KafkaProducer!
-    var consumer: KafkaConsumer!
-    var commandsReader: KafkaReader!
-    var endProbe: KafkaReader!
-    /// Counts polls: inputs remember the round that took them (see `PartitionOwner`).
+    var committer: TransactionCommitter!
+    var consumer: (any InputLog)!
+    var commandsReader: (any PartitionReader)!
+    var endProbe: (any PartitionReader)!
+    var foldThreads: FoldThreads!
+    /// Counts polls: inputs remember the round that took them (see `StreamMerge`).
     var pollRound: UInt64 = 0
     var geofenceFeed: GeofenceFeed!
     var owners: [Int32: PartitionOwner] = [:]
-    var output = OutputBatch(newlineSeparated: false)
+    /// Outputs of no input partition (the geofence table's dead letters), for the next seal.
+    var sharedOutput = OutputBatch(newlineSeparated: false)
     /// Counters of partitions given up, so totals survive rebalances.
     var retiredFold = FoldCounters()
     var retiredProcessor = ProcessorCounters()
@@ -34,20 +42,24 @@ public final class StreamRuntime {
     var oversizedOutputs = 0
     /// The owned-partition count last given to `metrics`.
     var reportedOwnedPartitions = 0
-    var lastCommit = WallClock.monotonic()
-    var lastSnapshot = WallClock.monotonic()
-    var lastLagCheck = WallClock.monotonic()
-    var lastProgress: [Int32: Double] = [:]
+    var lastSeal = 0.0
+    var lastSnapshot = 0.0
+    var lastLagCheck = 0.0
     var consumed: [String: Int] = [:]
 
-    /// - Parameter shouldStop: polled between batches; true starts a graceful shutdown.
-    public init(options: RuntimeOptions, metrics: RuntimeMetrics, log: @escaping (String) -> Void,
-                shouldStop: @escaping @Sendable () -> Bool)
+    /// - Parameters:
+    ///   - shouldStop: polled between batches; true starts a graceful shutdown.
+    ///   - broker: Kafka through librdkafka, or an in-memory broker in tests.
+    public init(options: RuntimeOptions, metrics: RuntimeMetrics, log: @escaping @Sendable (String) -> Void,
+                shouldStop: @escaping @Sendable () -> Bool, broker: any Broker = KafkaBroker(),
+                clock: any Clock = SystemClock())
     {
         self.options = options
         self.metrics = metrics
         self.log = log
         self.stopRequested = shouldStop
+        self.broker = broker
+        self.clock = clock
     }
 
     /// Runs until `shouldStop` says so, then commits, leaves the group and returns.
@@ -58,37 +70,45 @@ public final class StreamRuntime {
             try step()
         }
         // Fold what was fetched, so a graceful stop leaves nothing for the next owner to redo.
-        let now = WallClock.now()
+        let now = clock.now()
+        let monotonic = clock.monotonic()
         for partition in owners.keys.sorted() {
-            owners[partition]!.foldReady(geofences: geofenceFeed.table, now: now, force: true, drain: true,
-                                         source: options.topics, into: &output)
+            owners[partition]!.foldReady(geofences: geofenceFeed.table, now: now, monotonic: monotonic, drain: true,
+                                         source: options.topics)
         }
-        try commitIfNeeded(force: true)
+        try commitEverything()
         writeSnapshots()
     }
 
     // MARK: - Start
 
     func start() throws {
+        let started = clock.monotonic()
+        lastSeal = started
+        lastSnapshot = started
+        lastLagCheck = started
         // Small requests every commit: Nagle's algorithm with delayed ACKs would add ~40 ms per
         // round trip. A properties file can still say otherwise.
         options.kafka = options.kafka.settingDefault("socket.nagle.disable", "true")
         try ensureTopics()
-        geofenceFeed = try GeofenceFeed(configuration: options.kafka, topic: options.topics.geofences, log: log)
+        geofenceFeed = try GeofenceFeed(reader: broker.reader(configuration: geofenceReaderConfiguration),
+                                        topic: options.topics.geofences, clock: clock, log: log)
         try geofenceFeed.loadAll(timeout: 60)
         log("geofences loaded: \(geofenceFeed.table.count)")
 
         // Each commit flushes explicitly, so lingering only adds latency.
-        let producerConfiguration = options.kafka.settingDefault("linger.ms", "1")
-        producer = try KafkaProducer(configuration: producerConfiguration, transactionalId: options.transactionalId)
-        try producer.initTransactions(timeout: .seconds(60))
+        committer = try TransactionCommitter(
+            broker: broker, configuration: options.kafka.settingDefault("linger.ms", "1"),
+            transactionalId: options.transactionalId, topics: options.topics, clock: clock, log: log)
+        foldThreads = FoldThreads(count: options.threads)
 
         // A broker holds a fetch that finds nothing for up to fetch.wait.max.ms. Kafka answers early
         // when data arrives; librdkafka's mock (the dev broker) does not, so its default 500 ms would be
         // latency. Idle fetches every 25 ms cost a broker little.
         // librdkafka 2.0 stops fetching when its queue holds queued.min.messages (counted over all
         // partitions) and looks again only a second later: while catching up, that second is lost
-        // every 100,000 fixes. Let the byte bound (queued.max.messages.kbytes, 64 MiB) bound memory.
+        // every 100,000 fixes. Let the byte bound (queued.max.messages.kbytes) bound memory; the
+        // partitions whose inputs pile up are paused (`RuntimeOptions.maxPendingInputs`).
         // A crashed member's partitions move once its session times out: 7 s (librdkafka: 45 s) with a
         // heartbeat a second. max.poll.interval.ms stays 5 min, as restores run between polls. The instance
         // id makes the consumer a static member: restarted within the session, it keeps its partitions
@@ -96,20 +116,21 @@ public final class StreamRuntime {
         var consumerConfiguration = options.kafka
             .settingDefault("fetch.wait.max.ms", "25")
             .settingDefault("queued.min.messages", "10000000")
+            .settingDefault("queued.max.messages.kbytes", "65536")
             .settingDefault("client.id", "tripstream-\(options.instanceId)")
             .settingDefault("session.timeout.ms", "7000")
             .settingDefault("heartbeat.interval.ms", "1000")
             .settingDefault("max.poll.interval.ms", "300000")
         consumerConfiguration["group.id"] = options.group
-        consumer = try KafkaConsumer(
+        consumer = try broker.inputLog(
             configuration: consumerConfiguration.settingDefault("group.instance.id", options.instanceId))
         try consumer.subscribe([options.topics.locations])
 
         var readerConfiguration = consumerConfiguration
         readerConfiguration["group.id"] = options.group + "-commands-reader"
-        commandsReader = try KafkaReader(configuration: readerConfiguration)
+        commandsReader = try broker.reader(configuration: readerConfiguration)
         // A reader that fetches nothing, so its answers never queue behind a fetch the broker holds.
-        endProbe = try KafkaReader(configuration: readerConfiguration)
+        endProbe = try broker.reader(configuration: readerConfiguration)
         // Learn the topics' metadata now: a partition assigned to a client that has not seen its topic
         // waits for librdkafka's next 1 s topic scan before its first fetch, and the probe's first
         // question would wait for the leaders' lookup.
@@ -120,15 +141,22 @@ public final class StreamRuntime {
         metrics.update {
             $0.ready = true
             $0.geofences = geofenceFeed.table.count
+            $0.foldThreads = options.threads
         }
-        log("running: group \(options.group), transactional id \(options.transactionalId)")
+        log("running: group \(options.group), transactional id \(options.transactionalId), \(options.threads) fold threads")
+    }
+
+    private var geofenceReaderConfiguration: KafkaConfiguration {
+        var configuration = options.kafka
+        configuration["group.id"] = "tripstream-geofence-reader"
+        return configuration
     }
 
     /// Creates missing topics where the broker allows, and checks that the co-partitioned topics
     /// agree on their partition counts.
     func ensureTopics() throws {
         let topics = options.topics
-        let admin = try KafkaAdmin(configuration: options.kafka)
+        let admin = try broker.admin(configuration: options.kafka)
         var existing = (try? admin.partitionCounts(topics.all, timeout: .seconds(10))) ?? [:]
         let inputPartitions = Int32(existing[topics.locations] ?? existing[topics.tripCommands] ?? Int(options.partitions))
         let missing = topics.all.filter { existing[$0] == nil }
@@ -169,51 +197,88 @@ public final class StreamRuntime {
             }
             confirmEnds()
         }
-        let geofencesChanged = try geofenceFeed.poll(into: &output)
+        let geofencesChanged = try geofenceFeed.poll(into: &sharedOutput)
         if geofencesChanged { metrics.update { $0.geofences = geofenceFeed.table.count } }
 
-        let started = WallClock.monotonic()
-        let now = WallClock.now()
-        for partition in owners.keys.sorted() {
-            let waited = started - (lastProgress[partition] ?? started)
-            let before = owners[partition]!.locationsOffset + owners[partition]!.commandsOffset
-            owners[partition]!.foldReady(
-                geofences: geofenceFeed.table, now: now, force: waited * 1000 > Double(options.mergeWait),
-                source: options.topics, into: &output)
-            let after = owners[partition]!.locationsOffset + owners[partition]!.commandsOffset
-            if after != before || owners[partition]!.pendingCount == 0 { lastProgress[partition] = started }
-        }
-        if options.idleAdvance > 0 {
-            for partition in owners.keys.sorted() {
-                owners[partition]!.advanceIfIdle(now: now, idle: options.idleAdvance, geofences: geofenceFeed.table,
-                                                 into: &output)
-            }
-        }
+        try applyOutcome(waiting: false)
+        let started = clock.monotonic()
+        foldRound()
         if !records.isEmpty {
-            let seconds = WallClock.monotonic() - started
+            let seconds = clock.monotonic() - started
             metrics.update { $0.foldBatchSeconds.observe(seconds) }
         }
-        try commitIfNeeded(force: false)
-        if WallClock.monotonic() - lastLagCheck > 5 { updateLag() }
+        try applyBackpressure()
+        try sealIfDue()
+        if (clock.monotonic() - lastSnapshot) * 1000 >= Double(options.snapshotInterval) {
+            try commitEverything()
+            writeSnapshots()
+        }
+        if clock.monotonic() - lastLagCheck > 5 { updateLag() }
+    }
+
+    /// Folds what is ready in every owned partition, spread over the fold threads.
+    func foldRound() {
+        let ordered = owners.keys.sorted().map { owners[$0]! }
+        let geofences = geofenceFeed.table
+        let topics = options.topics
+        let idle = options.idleAdvance
+        let now = clock.now()
+        let monotonic = clock.monotonic()
+        foldThreads.run(items: ordered.count) { index in
+            let owner = ordered[index]
+            owner.foldReady(geofences: geofences, now: now, monotonic: monotonic, source: topics)
+            if idle > 0 { owner.advanceIfIdle(now: now, idle: idle, geofences: geofences) }
+        }
+    }
+
+    /// Pauses fetching for partitions whose merge holds `maxPendingInputs` inputs (a silent other
+    /// stream, or folding held back by a slow commit) and resumes them once half was folded.
+    func applyBackpressure() throws {
+        let limit = options.maxPendingInputs
+        var pause: [Int32] = [], resume: [Int32] = []
+        for (partition, owner) in owners {
+            if !owner.paused, owner.pendingCount >= limit {
+                owner.paused = true
+                pause.append(partition)
+            } else if owner.paused, owner.pendingCount <= limit / 2 {
+                owner.paused = false
+                resume.append(partition)
+            }
+        }
+        guard !pause.isEmpty || !resume.isEmpty else { return }
+        if !pause.isEmpty {
+            try consumer.pause(pause.map { TopicPartition(topic: options.topics.locations, partition: $0) })
+            try commandsReader.pause(pause.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
+        }
+        if !resume.isEmpty {
+            try consumer.resume(resume.map { TopicPartition(topic: options.topics.locations, partition: $0) })
+            try commandsReader.resume(resume.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
+        }
+        let paused = owners.values.filter(\.paused).count
+        metrics.update {
+            $0.pausedPartitions = paused
+            $0.partitionPauses += pause.count
+        }
     }
 
     /// Asks the brokers where the streams that some head waits on end (one request per topic), now
     /// that this round's records are taken.
     func confirmEnds() {
         let topics = options.topics
-        let waitingOnFixes = owners.keys.filter { owners[$0]!.awaitsFixesEnd }
-        let waitingOnCommands = owners.keys.filter { owners[$0]!.awaitsCommandsEnd }
+        let waitingOnFixes = owners.keys.filter { owners[$0]!.merge.awaitsFixesEnd }
+        let waitingOnCommands = owners.keys.filter { owners[$0]!.merge.awaitsCommandsEnd }
         guard !waitingOnFixes.isEmpty || !waitingOnCommands.isEmpty else { return }
         let fixEnds = streamEnds(topics.locations, waitingOnFixes) { try consumer.positions($0) }
         let commandEnds = streamEnds(topics.tripCommands, waitingOnCommands) { try commandsReader.positions($0) }
         for partition in Set(waitingOnFixes + waitingOnCommands) {
-            owners[partition]!.confirmEnds(fixes: fixEnds[partition], commands: commandEnds[partition], round: pollRound)
+            owners[partition]!.merge.confirmEnds(fixes: fixEnds[partition], commands: commandEnds[partition],
+                                                 round: pollRound)
         }
     }
 
     private func streamEnds(_ topic: String, _ partitions: [Int32],
                             positions: ([TopicPartition]) throws -> [TopicPartition: Int64])
-        -> [Int32: PartitionOwner.StreamEnd]
+        -> [Int32: StreamMerge.StreamEnd]
     {
         guard !partitions.isEmpty else { return [:] }
         let asked = partitions.map { TopicPartition(topic: topic, partition: $0) }
@@ -221,13 +286,13 @@ public final class StreamRuntime {
         // keeps an unreachable leader from stalling the other partitions.
         guard let ends = try? endProbe.endOffsets(asked, timeout: .milliseconds(200)) else { return [:] }
         let known = (try? positions(asked)) ?? [:]
-        var result: [Int32: PartitionOwner.StreamEnd] = [:]
+        var result: [Int32: StreamMerge.StreamEnd] = [:]
         for (partition, end) in ends { result[partition.partition] = .init(end: end, position: known[partition]) }
         return result
     }
 
     func updateLag() {
-        lastLagCheck = WallClock.monotonic()
+        lastLagCheck = clock.monotonic()
         var lag: [Int32: Int64] = [:]
         for (partition, owner) in owners {
             if let marks = try? consumer.watermarks(topic: options.topics.locations, partition: partition,
@@ -243,13 +308,16 @@ public final class StreamRuntime {
 
     func shutdown() {
         metrics.update { $0.ready = false }
+        _ = committer?.awaitOutcome()  // a transaction in flight ends (committed or aborted) first
         try? consumer?.close()  // leaves the group; the revocation it triggers needs no commit now
         _ = consumer?.takeRebalanceEvents()
+        for owner in owners.values { owner.history.close() }
         owners.removeAll()
         try? commandsReader?.close()
         try? endProbe?.close()
         geofenceFeed?.close()
-        _ = try? producer?.flush(timeout: .seconds(10))
+        foldThreads?.stop()
+        committer?.stop()
         log("stopped")
     }
 }

@@ -9,6 +9,13 @@ public final class RuntimeMetrics: Sendable {
         public var processor = ProcessorCounters()
         public var transactionsCommitted = 0
         public var transactionsAborted = 0
+        /// Transaction calls repeated after a retriable error (coordinator moving, request timed out).
+        public var transactionRetries = 0
+        /// Threads folding owned partitions.
+        public var foldThreads = 0
+        /// Partitions whose fetching is paused because their fetched inputs reached the bound.
+        public var pausedPartitions = 0
+        public var partitionPauses = 0
         /// Fold time per poll batch: counts per upper bound in seconds.
         public var foldBatchSeconds = Histogram(bounds: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
         public var commitSeconds = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
@@ -151,6 +158,15 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_transactions_total", "counter", "Kafka transactions, by outcome.",
                [("{result=\"committed\"}", "\(v.transactionsCommitted)"),
                 ("{result=\"aborted\"}", "\(v.transactionsAborted)")])
+        metric("tripstream_transaction_retries_total", "counter",
+               "Transaction calls repeated after a retriable error (coordinator moving, request timed out).",
+               [("", "\(v.transactionRetries)")])
+        metric("tripstream_fold_threads", "gauge", "Threads folding owned partitions.", [("", "\(v.foldThreads)")])
+        metric("tripstream_paused_partitions", "gauge",
+               "Partitions whose fetching is paused: their fetched inputs reached --max-pending-inputs.",
+               [("", "\(v.pausedPartitions)")])
+        metric("tripstream_partition_pauses_total", "counter", "Times a partition's fetching was paused.",
+               [("", "\(v.partitionPauses)")])
         histogram(&out, "tripstream_fold_batch_seconds", "Time to fold one poll batch.", v.foldBatchSeconds)
         histogram(&out, "tripstream_commit_seconds", "Time to commit one transaction.", v.commitSeconds)
         histogram(&out, "tripstream_input_to_commit_seconds",

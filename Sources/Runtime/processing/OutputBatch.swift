@@ -14,6 +14,9 @@ public struct OutputBatch: Sendable {
 
     public var recordCount: Int { events.count + eta.count + deadLetters.count + users.count }
 
+    /// Bytes held, for the bound on in-flight outputs.
+    public var byteCount: Int { events.byteCount + eta.byteCount + deadLetters.byteCount + users.byteCount }
+
     public mutating func removeAll() {
         events.removeAll()
         eta.removeAll()

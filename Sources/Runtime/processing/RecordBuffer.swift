@@ -15,6 +15,8 @@ public struct RecordBuffer: Sendable {
 
     public var count: Int { valueEnds.count }
     public var isEmpty: Bool { valueEnds.isEmpty }
+    /// Bytes held (keys and values).
+    public var byteCount: Int { values.count + keys.count }
 
     /// Appends a record whose value `encode` appends to the buffer it is given.
     public mutating func append(key: some StringProtocol, encode: (inout [UInt8]) -> Void) {

@@ -1,9 +1,13 @@
 import Domain
 import RocksDBIO
 
-/// A partition's history segments in RocksDB, with the changes of the open transaction in an
-/// indexed batch that reads see first: the database only ever holds what a committed Kafka
-/// transaction made durable in the state changelog, so a restore can start from it.
+/// A partition's history segments in RocksDB, with the changes of the transactions not yet
+/// committed in an indexed batch that reads see first: the database only ever holds what a committed
+/// Kafka transaction made durable in the state changelog, so a restore can start from it.
+///
+/// The runtime folds while the previous transaction commits, so the batch may hold changes of two
+/// transactions: each change is tagged with its generation (`seal` closes one), and a commit writes
+/// its generations to the database and keeps the younger ones in the batch.
 ///
 /// Keys: the userId's length (4 bytes, big-endian), its bytes, then the segment's first input time
 /// (8 bytes, big-endian with the sign flipped): a user's segments sit together in time order.
@@ -11,6 +15,10 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     // Unchecked: used by the thread that folds its partition, like every store.
     public let database: RocksDatabase
     private let overlay = RocksWriteBatch()
+    /// The batch's changes in order, with their generations (what `commit(through:)` splits).
+    private var uncommitted: [(generation: UInt64, key: [UInt8], value: [UInt8]?)] = []
+    /// The generation changes are tagged with now.
+    private var generation: UInt64 = 0
     /// Changes since the last `takeChanges`, for the state changelog (nil value: deleted).
     private var changes: [(key: [UInt8], value: [UInt8]?)] = []
     private let recordsChanges: Bool
@@ -105,7 +113,7 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     /// Parked parts go only to the local store: they are exactly the user's last state record in the
     /// changelog (a user is parked only when nothing of theirs is unflushed).
     public func park(_ parts: UserTimeline.Parts) {
-        overlay.put(Self.parkedPrefix + Self.prefix(parts.userId), TimelineCodec.encode(parts))
+        stage(Self.parkedPrefix + Self.prefix(parts.userId), TimelineCodec.encode(parts))
         mayHaveParkedUsers = true
     }
 
@@ -113,7 +121,7 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
         let key = Self.parkedPrefix + Self.prefix(userId)
         do {
             guard let value = try database.get(key, overlay: overlay) else { return nil }
-            overlay.delete(key)
+            stage(key, nil)
             return try TimelineCodec.decode(value)
         } catch {
             corruptSegments += 1
@@ -130,14 +138,39 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
         return changes.map { (Self.changelogPrefix + $0.key, $0.value) }
     }
 
-    /// Writes the open changes to the database: their transaction committed.
-    public func commit() throws {
-        try database.write(overlay)
+    /// Closes the generation of the changes so far (they go into one transaction).
+    /// - Returns: the generation to pass to `commit(through:)` once that transaction committed.
+    public func seal() -> UInt64 {
+        defer { generation += 1 }
+        return generation
     }
 
-    /// Forgets the open changes: their transaction was aborted.
+    /// Writes every change to the database (no transaction is in flight).
+    public func commit() throws {
+        try database.write(overlay)
+        uncommitted.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the changes of generations up to `sealed` to the database: their transaction committed.
+    /// Younger changes (folded while it committed) stay in the batch.
+    public func commit(through sealed: UInt64) throws {
+        guard let firstYounger = uncommitted.firstIndex(where: { $0.generation > sealed }) else {
+            return try commit()
+        }
+        guard firstYounger > 0 else { return }
+        let committed = RocksWriteBatch()
+        for change in uncommitted[..<firstYounger] { apply(change.key, change.value, to: committed) }
+        try database.write(committed)
+        // A batch cannot drop entries: it is refilled with the younger changes.
+        uncommitted.removeFirst(firstYounger)
+        overlay.clear()
+        for change in uncommitted { apply(change.key, change.value, to: overlay) }
+    }
+
+    /// Forgets every uncommitted change: a transaction was aborted (the state is rebuilt).
     public func discard() {
         overlay.clear()
+        uncommitted.removeAll(keepingCapacity: true)
         changes.removeAll(keepingCapacity: true)
     }
 
@@ -159,9 +192,9 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     /// Applies a state-changelog record of a segment (restoring); not recorded as a change.
     public func restore(changelogKey: [UInt8], value: [UInt8]?) {
         let key = Array(changelogKey.dropFirst(Self.changelogPrefix.count))
-        if let value { overlay.put(key, value) } else { overlay.delete(key) }
+        stage(key, value)
         if overlay.count >= 10_000 {
-            do { try database.write(overlay) } catch { remember("\(error)") }
+            do { try commit() } catch { remember("\(error)") }
         }
     }
 
@@ -198,13 +231,24 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     private func put(_ key: [UInt8], _ value: [UInt8]) {
-        overlay.put(key, value)
+        stage(key, value)
         if recordsChanges { changes.append((key, value)) }
     }
 
     private func delete(_ key: [UInt8]) {
-        overlay.delete(key)
+        stage(key, nil)
         if recordsChanges { changes.append((key, nil)) }
+    }
+
+    /// Puts (or with nil deletes) in the batch, remembered with its generation. Without a changelog
+    /// (replays) nothing is pipelined: the batch alone is enough.
+    private func stage(_ key: [UInt8], _ value: [UInt8]?) {
+        apply(key, value, to: overlay)
+        if recordsChanges { uncommitted.append((generation, key, value)) }
+    }
+
+    private func apply(_ key: [UInt8], _ value: [UInt8]?, to batch: RocksWriteBatch) {
+        if let value { batch.put(key, value) } else { batch.delete(key) }
     }
 
     private func remember(_ message: String) {

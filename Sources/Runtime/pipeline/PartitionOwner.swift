@@ -1,0 +1,139 @@
+import Codec
+import Domain
+import KafkaIO
+
+/// One owned input partition: its merge of fixes and commands, its fold, and what the fold produced
+/// since the partition's last seal into a transaction.
+///
+/// A class confined to one thread at a time: the driver between fold rounds, one fold thread during
+/// a round (`FoldThreads` hands each partition to exactly one thread).
+final class PartitionOwner: @unchecked Sendable {
+    let partition: Int32
+    var processor: InputProcessor
+    var merge: StreamMerge
+    /// Outputs of the inputs folded since the last seal.
+    var output = OutputBatch(newlineSeparated: false)
+    /// Next offsets to read: what a restore resumes from.
+    private(set) var locationsOffset: Int64
+    private(set) var commandsOffset: Int64
+    /// Whether anything changed since the last seal.
+    var dirty = false
+    /// Wall-clock time (ms) of the last input folded, or of when the partition was taken.
+    private(set) var lastInputAt: UnixMillis
+    /// Inputs folded, by stream.
+    private(set) var foldedFixes = 0
+    private(set) var foldedCommands = 0
+    /// Times stream time was moved on by the wall clock while the partition was quiet.
+    private(set) var idleAdvances = 0
+    /// Kafka timestamps of the inputs folded since the last seal (for the commit latency).
+    var uncommittedTimestamps: [Int64] = []
+    /// Whether the consumer was told to stop fetching this partition (its merge holds too much).
+    var paused = false
+
+    /// Whether the changelog had a checkpoint: then the inputs resume from its offsets.
+    let hasCheckpoint: Bool
+    /// The users' history segments (local RocksDB, mirrored in the changelog).
+    let history: RocksHistoryStore
+
+    init(partition: Int32, settings: FoldSettings, checkpoint: PartitionCheckpoint?, history: RocksHistoryStore,
+         mergeWait: Double = 2, now: UnixMillis = WallClock.now(), monotonic: Double = WallClock.monotonic())
+    {
+        self.partition = partition
+        self.history = history
+        hasCheckpoint = checkpoint != nil
+        processor = InputProcessor(settings: settings, history: history)
+        locationsOffset = checkpoint?.locationsOffset ?? 0
+        commandsOffset = checkpoint?.commandsOffset ?? 0
+        if let streamTime = checkpoint?.streamTime { processor.fold.restoreStreamTime(streamTime) }
+        merge = StreamMerge(fixesFrom: locationsOffset, commandsFrom: commandsOffset, mergeWait: mergeWait,
+                            now: monotonic)
+        lastInputAt = now
+    }
+
+    var checkpoint: PartitionCheckpoint {
+        PartitionCheckpoint(locationsOffset: locationsOffset, commandsOffset: commandsOffset,
+                            streamTime: processor.fold.streamTime)
+    }
+
+    /// Whether any input was folded (or a checkpoint restored): its offsets mean something.
+    var hasProgress: Bool { hasCheckpoint || locationsOffset > 0 || commandsOffset > 0 }
+
+    var pendingCount: Int { merge.pendingCount }
+
+    func take(fix record: ConsumedRecord, round: UInt64) { merge.take(fix: record, round: round) }
+    func take(command record: ConsumedRecord, round: UInt64) { merge.take(command: record, round: round) }
+
+    /// Folds every pending input whose turn has come, then places this round's late inputs.
+    /// - Parameters:
+    ///   - now: processing time (ms since 1970); `monotonic`: seconds, for the merge's wait clock.
+    ///   - drain: fold everything fetched (shutting down).
+    func foldReady(geofences: GeofenceTable, now: UnixMillis, monotonic: Double, drain: Bool = false,
+                   source: Topics)
+    {
+        merge.takeReady(now: monotonic, drain: drain) { input, stream in
+            switch stream {
+            case .commands:
+                commandsOffset = input.offset + 1
+                foldedCommands += 1
+                fold(input, topic: source.tripCommands, geofences: geofences, now: now)
+            case .fixes:
+                locationsOffset = input.offset + 1
+                foldedFixes += 1
+                fold(input, topic: source.locations, geofences: geofences, now: now)
+            }
+        }
+        // Late inputs of this round are placed together: one refold per user, however many arrived.
+        processor.settle(geofences: geofences, processingTime: now, into: &output)
+    }
+
+    private func fold(_ input: PendingInput, topic: String, geofences: GeofenceTable, now: UnixMillis) {
+        if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
+        lastInputAt = now
+        input.value.withUnsafeBytes { value in
+            processor.process(
+                input.decoded, key: input.key, value: value,
+                source: RecordSource(topic: topic, partition: partition, offset: input.offset),
+                geofences: geofences, processingTime: now, into: &output)
+        }
+        dirty = true
+    }
+
+    /// Moves a quiet partition's stream time on by the wall clock (see `RuntimeOptions.idleAdvance`):
+    /// when nothing is pending and nothing was folded for `idle` ms, stream time becomes `now - idle`.
+    func advanceIfIdle(now: UnixMillis, idle: Int64, geofences: GeofenceTable) {
+        guard idle > 0, pendingCount == 0, now - lastInputAt >= idle else { return }
+        let target = now - idle
+        guard target > processor.fold.streamTime else { return }
+        processor.advanceStreamTime(to: target, geofences: geofences, processingTime: now, into: &output)
+        idleAdvances += 1
+        dirty = true
+    }
+
+    /// Closes this partition's part of a transaction: the users touched since the last seal are
+    /// encoded (users topic and changelog), with the history changes and the checkpoint.
+    func seal(geofences: GeofenceTable, now: UnixMillis) -> PartitionBatch {
+        var changelog: [ChangelogRecord] = []
+        for timeline in processor.flushUsers(geofences: geofences, now: now, into: &output) {
+            changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline.parts)))
+        }
+        for change in history.takeChanges() { changelog.append(ChangelogRecord(key: change.key, value: change.value)) }
+        changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: checkpoint.bytes))
+        var sealed = OutputBatch(newlineSeparated: false)
+        swap(&sealed, &output)
+        var timestamps: [Int64] = []
+        swap(&timestamps, &uncommittedTimestamps)
+        dirty = false
+        return PartitionBatch(
+            partition: partition, owner: ObjectIdentifier(self), output: sealed, changelog: changelog,
+            historyGeneration: history.seal(), offsets: hasProgress ? (locationsOffset, commandsOffset) : nil,
+            inputTimestamps: timestamps)
+    }
+
+    /// Forgets what was folded since the last commit (the transaction was aborted or the partition lost).
+    func dropUncommitted() {
+        output.removeAll()
+        history.discard()
+        uncommittedTimestamps.removeAll(keepingCapacity: true)
+        dirty = false
+    }
+}
