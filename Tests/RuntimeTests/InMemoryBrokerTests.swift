@@ -217,19 +217,19 @@ import Testing
         #expect(Self.values(try consumer.poll(maxRecords: 10, timeout: .zero)) == ["v0", "v1", "v2"])
     }
 
-    @Test func aWaitingPollWakesUpOnACommit() async throws {
+    @Test func aWaitingPollWakesUpOnACommit() throws {
         let broker = try Self.broker()
         let reader = try broker.reader(configuration: KafkaConfiguration())
         try reader.assign([(Self.out0, .end)])
-        let sink = try Self.sink(broker)
-        let writer = Task.detached {
-            try await Task.sleep(for: .milliseconds(50))
+        let sink = try Self.sink(broker) as! InMemoryTransactionalSink
+        let writer = OnThread {
+            Thread.sleep(forTimeInterval: 0.05)
             try sink.begin()
             try sink.produce(topic: Self.output, key: nil, value: Array("late".utf8))
             try sink.commit(timeout: .seconds(1))
         }
         let records = try reader.poll(maxRecords: 10, timeout: .seconds(10))
-        try await writer.value
+        try writer.join()
         #expect(Self.values(records) == ["late"])
     }
 
@@ -326,5 +326,50 @@ import Testing
         try sink.produce(topic: "new", key: Array("a".utf8), value: nil)
         try sink.commit(timeout: .seconds(1))
         #expect(broker.committedRecords(topic: "new").map(\.partition) == [3, 3])
+    }
+
+    /// A committer thread and a reading thread at once: the reader sees exactly the committed
+    /// transactions' records, in order, never an aborted one (the lock keeps the views whole).
+    @Test func concurrentCommitsAndReadsSeeExactlyTheCommittedRecords() throws {
+        let broker = try Self.broker()
+        let sink = try Self.sink(broker) as! InMemoryTransactionalSink
+        let committed = (0..<60).filter { $0 % 3 != 0 }.map { "c\($0)" }
+        let committer = OnThread {
+            for index in 0..<60 {
+                try sink.begin()
+                try sink.produce(topic: Self.output, key: nil, value: Array("c\(index)".utf8))
+                _ = try sink.flush(timeout: .seconds(1))
+                if index % 3 == 0 { try sink.abort(timeout: .seconds(1)) } else { try sink.commit(timeout: .seconds(1)) }
+            }
+        }
+        let reader = try broker.reader(configuration: KafkaConfiguration())
+        try reader.assign([(Self.out0, .beginning)])
+        var seen: [String] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while seen.count < committed.count, ContinuousClock.now < deadline {
+            seen += Self.values(try reader.poll(maxRecords: 7, timeout: .milliseconds(100)))
+        }
+        try committer.join()
+        #expect(seen == committed)
+    }
+}
+
+/// Runs `body` on its own thread, not the cooperative pool: the fake's polls block their thread,
+/// as librdkafka's do.
+private final class OnThread: @unchecked Sendable {
+    // Unchecked: `error` is written by the thread before `done` is signalled and read after.
+    private let done = DispatchSemaphore(value: 0)
+    private var error: (any Error)?
+
+    init(_ body: @escaping @Sendable () throws -> Void) {
+        Thread {
+            do { try body() } catch { self.error = error }
+            self.done.signal()
+        }.start()
+    }
+
+    func join() throws {
+        done.wait()
+        if let error { throw error }
     }
 }
