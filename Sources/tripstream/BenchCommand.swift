@@ -28,6 +28,8 @@ enum BenchCommand {
             .repeatable("stage", valueName: "name",
                         help: "Only these stages (jsondecoder, decode, fold, encode, replay-path); default all."),
             .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
+            .value("pipeline-threads", valueName: "n,...",
+                   help: "Fold thread counts the pipeline is measured with, each on a fresh broker; default: 1 and the cores available."),
             .flag("history", help: "Only measure what the replay horizon costs: memory and disk per user, a late "
                 + "buffer's refold, restore time."),
             .value("history-users", valueName: "count", help: "Users of the --history measurement.", default: "20000"),

@@ -14,32 +14,39 @@ enum PipelineBench {
     static let partitions: Int32 = 8
 
     static func run(parsed: ParsedArguments, workload: BenchWorkload) throws {
+        let threadCounts = try parsed.optional("pipeline-threads", parsed.string).map(parseThreadCounts)
+            ?? Array(Set([1, RuntimeOptions.availableCores])).sorted()
         let topics = Topics()
-        let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: partitions, topics: topics)
-        let bootstrap = cluster.bootstrapServers
         // The mock keeps about 5 MiB per partition: stay well under it.
         let averageLine = max(workload.fixBytes / max(workload.fixLines.count, 1), 1)
         let fixCount = min(workload.fixLines.count, Int(partitions) * 3_000_000 / averageLine)
-        try publish(workload, fixes: fixCount, to: cluster, topics: topics)
-
-        let kcatRate = try kcatRate(bootstrap: bootstrap, topic: topics.locations, expected: fixCount)
+        let expected = fixCount + countCommands(workload, fixes: fixCount)
         let state = NSTemporaryDirectory() + "tripstream-pipeline-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: state) }
-
-        let first = PipelineInstance(cluster: cluster, state: state, instance: "bench")
-        let throughput = first.measureThroughput(expected: fixCount + countCommands(workload, fixes: fixCount),
-                                                  partitions: Int(partitions))
-        let ours = Double(fixCount) / throughput
-        var line = "pipeline        \(Int(ours).grouped) fixes/s through the dev broker, exactly-once, \(partitions) partitions"
-        line += " (\(fixCount.grouped) fixes in \(String(format1: throughput)) s after the group join)"
-        Terminal.output(line)
-        if let kcatRate {
-            Terminal.output("kcat            \(Int(kcatRate).grouped) fixes/s consuming the same topic raw; ratio \(String(format1: 100 * ours / kcatRate))%")
+        // Each thread count on a broker of its own holding the same records: a second run on one broker
+        // would resume from the first one's changelog and find nothing left to do.
+        var last: (cluster: MockCluster, instance: PipelineInstance, rate: Double)?
+        for threads in threadCounts {
+            last?.instance.stop()
+            try? FileManager.default.removeItem(atPath: state)
+            let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: partitions, topics: topics)
+            try publish(workload, fixes: fixCount, to: cluster, topics: topics)
+            let kcatRate = try kcatRate(bootstrap: cluster.bootstrapServers, topic: topics.locations, expected: fixCount)
+            let instance = PipelineInstance(cluster: cluster, state: state, instance: "bench", threads: threads)
+            let span = instance.measureThroughput(expected: expected)
+            let ours = Double(span.inputs) * Double(fixCount) / Double(expected) / span.seconds
+            var line = "pipeline        \(Int(ours).grouped) fixes/s with --threads \(threads), exactly-once, \(partitions) partitions"
+            line += " (first committed output to the last: \(span.inputs.grouped) inputs in \(String(format1: span.seconds)) s)"
+            Terminal.output(line)
+            if let kcatRate {
+                Terminal.output("kcat            \(Int(kcatRate).grouped) fixes/s consuming the same topic raw; ratio \(String(format1: 100 * ours / kcatRate))%")
+            }
+            last = (cluster, instance, ours)
         }
-
+        guard let (cluster, first, ours) = last else { return }
         let latency = try measureLatency(cluster: cluster, topics: topics, rate: ours / 2, seconds: 10, metrics: first.metrics)
         let commits = first.metrics.snapshot.commitSeconds
-        Terminal.output("commits         \(commits.count.grouped) transactions, mean \(Int(1000 * commits.sum / Double(max(commits.count, 1)))) ms each")
+        Terminal.output("commits         \(commits.count.grouped) transactions, mean \(Int(1000 * commits.sum / Double(max(commits.count, 1)))) ms each (committed while the next one is folded)")
         Terminal.output("latency         at \(Int(ours / 2).grouped) fixes/s (half load): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events)")
         let committed = latency.committed
         func bound(_ fraction: Double) -> String {
@@ -48,14 +55,22 @@ enum PipelineBench {
         }
         Terminal.output("committed       p50 \(bound(0.5)), p99 \(bound(0.99)) from a fix's Kafka timestamp to the commit of its transaction (\(committed.count.grouped) inputs; a real Kafka shows events to read_committed readers then, the dev broker as soon as they are written)")
         first.stop()
-
         // Restore speed: a new instance without local state rebuilds every partition from the changelog.
         try? FileManager.default.removeItem(atPath: state)
-        let second = PipelineInstance(cluster: cluster, state: state, instance: "bench")
+        let second = PipelineInstance(cluster: cluster, state: state, instance: "bench", threads: threadCounts.last!)
         let restored = second.waitForRestore(partitions: Int(partitions))
         second.stop()
         Terminal.output("restore         \(Int(Double(restored.records) / max(restored.seconds, 1e-9)).grouped) changelog records/s (\(restored.records.grouped) records, \(String(format1: restored.seconds)) s)")
         withExtendedLifetime(cluster) {}
+    }
+
+    /// `1,2` → [1, 2].
+    static func parseThreadCounts(_ text: String) throws -> [Int] {
+        let counts = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ (1...256).contains($0) }) else {
+            throw CommandFailure("--pipeline-threads wants thread counts from 1 to 256, comma-separated; got \(text)")
+        }
+        return counts
     }
 
     static func countCommands(_ workload: BenchWorkload, fixes: Int) -> Int {
@@ -216,9 +231,10 @@ final class PipelineInstance: @unchecked Sendable {
     private let stopFlag = StopFlag()
     private let done = DispatchSemaphore(value: 0)
 
-    init(cluster: MockCluster, state: String, instance: String) {
+    init(cluster: MockCluster, state: String, instance: String, threads: Int) {
         var options = RuntimeOptions(kafka: cluster.clientConfiguration, stateDirectory: state, instanceId: instance)
         options.group = "pipeline-bench"
+        options.threads = threads
         options.kafka["session.timeout.ms"] = "6000"
         options.kafka["heartbeat.interval.ms"] = "500"
         let frozen = options
@@ -236,17 +252,20 @@ final class PipelineInstance: @unchecked Sendable {
         thread.start()
     }
 
-    /// Seconds from owning every partition (the group joined) to the `expected`-th input folded.
-    func measureThroughput(expected: Int, partitions: Int) -> Double {
-        var started: Double?
+    /// From the first committed output to the commit that covers the `expected`-th input: inputs
+    /// folded in that span and its seconds (start-up, restore and group join excluded).
+    func measureThroughput(expected: Int) -> (inputs: Int, seconds: Double) {
+        var start: (consumed: Int, at: Double)?
         let deadline = WallClock.monotonic() + 600
         while WallClock.monotonic() < deadline {
-            let values = metrics.snapshot
-            if started == nil, values.ownedPartitions == partitions { started = WallClock.monotonic() }
-            if values.consumed.values.reduce(0, +) >= expected { break }
-            Thread.sleep(forTimeInterval: 0.002)
+            let consumed = metrics.snapshot.inputsCommitted
+            if start == nil, consumed > 0 { start = (consumed, WallClock.monotonic()) }
+            if consumed >= expected { break }
+            Thread.sleep(forTimeInterval: 0.001)
         }
-        return WallClock.monotonic() - (started ?? WallClock.monotonic())
+        let end = WallClock.monotonic()
+        guard let start else { return (0, 1) }
+        return (expected - start.consumed, max(end - start.at, 1e-6))
     }
 
     func waitForRestore(partitions: Int) -> (records: Int, seconds: Double) {

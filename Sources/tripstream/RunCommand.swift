@@ -48,6 +48,17 @@ enum RunCommand {
                    default: "30s", environment: "TRIPSTREAM_SHUTDOWN_TIMEOUT"),
             .value("partitions", valueName: "count", help: "Partitions of topics created at start.", default: "12",
                    environment: "TRIPSTREAM_PARTITIONS"),
+            .value("threads", short: "t", valueName: "count",
+                   help: "Threads folding the owned partitions, each partition on one of them; default: the cores "
+                       + "available (\(RuntimeOptions.availableCores) here).",
+                   environment: "TRIPSTREAM_THREADS"),
+            .value("max-pending-inputs", valueName: "count",
+                   help: "Fetched inputs a partition may hold unfolded before its fetching is paused (resumed at half).",
+                   default: "20000", environment: "TRIPSTREAM_MAX_PENDING_INPUTS"),
+            .value("max-transaction-mb", valueName: "MiB",
+                   help: "Outputs a transaction may gather while the previous one commits; at this bound folding "
+                       + "waits for the commit.",
+                   default: "32", environment: "TRIPSTREAM_MAX_TRANSACTION_MB"),
             .value("metrics-port", valueName: "port", help: "Prometheus /metrics, /health and /ready port (0: none).",
                    default: "9464", environment: "TRIPSTREAM_METRICS_PORT"),
             .value("metrics-address", valueName: "ipv4", help: "Address the metrics endpoint listens on.",
@@ -65,10 +76,10 @@ enum RunCommand {
         let metrics = RuntimeMetrics()
         let port = try parsed.int("metrics-port", in: 0...65_535)
         if port > 0 {
-            let server = try MetricsServer(address: try parsed.string("metrics-address"), port: UInt16(port),
-                                           metrics: metrics)
+            let address = try parsed.string("metrics-address")
+            let server = try MetricsServer(address: address, port: UInt16(port), metrics: metrics)
             server.start()
-            Terminal.error("metrics on http://0.0.0.0:\(server.port)/metrics")
+            Terminal.error("metrics on http://\(address):\(server.port)/metrics")
         }
         Terminal.error("kafka client: \(options.kafka)")
         let runtime = StreamRuntime(options: options, metrics: metrics, log: { Terminal.error($0) },
@@ -91,6 +102,11 @@ enum RunCommand {
         options.settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
         options.settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         options.partitions = Int32(try parsed.int("partitions", in: 1...100_000))
+        options.threads = try parsed.optional("threads") { (name) throws(CommandLineError) in
+            try parsed.int(name, in: 1...1_024)
+        } ?? RuntimeOptions.availableCores
+        options.maxPendingInputs = try parsed.int("max-pending-inputs", in: 100...10_000_000)
+        options.maxTransactionBytes = try parsed.int("max-transaction-mb", in: 1...4_096) << 20
         guard options.commitInterval > 0, options.partitions > 0 else {
             throw CommandFailure("--commit-interval and --partitions must be positive")
         }

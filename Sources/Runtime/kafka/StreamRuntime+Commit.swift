@@ -86,6 +86,7 @@ extension StreamRuntime {
                 values.transactionRetries += retries
                 values.commitSeconds.observe(seconds)
                 for part in receipt.parts {
+                    values.inputsCommitted += part.inputs
                     for timestamp in part.inputTimestamps {
                         values.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000)
                     }
@@ -123,6 +124,7 @@ extension StreamRuntime {
             let locations = TopicPartition(topic: options.topics.locations, partition: partition)
             do {
                 try rewind(owner, locations: locations)
+                log("partition \(partition) rewound to fixes \(owner.hasCheckpoint ? "\(owner.locationsOffset)" : "the group's offset") and commands \(owner.hasCheckpoint ? "\(owner.commandsOffset)" : "from the beginning")")
             } catch {
                 // The consumer may be giving the partition up (a lost assignment being rejoined): its
                 // next assignment restores and seeks it again.

@@ -5,9 +5,10 @@ import KafkaIO
 /// hand over on revocation after committing what was folded.
 extension StreamRuntime {
     /// Applies the rebalance events of the last poll.
-    /// - Returns: partitions assigned just now (records fetched for them before the seek are stale).
+    /// - Returns: partitions assigned and sought just now (records fetched for them before the seek
+    ///   are stale; the seek fetches them again).
     func handleRebalance() throws -> Set<Int32> {
-        var assignedNow = Set<Int32>()
+        var soughtNow = Set<Int32>()
         for event in consumer.takeRebalanceEvents() {
             switch event {
             case let .revoked(partitions):
@@ -49,13 +50,14 @@ extension StreamRuntime {
                     if owner.hasCheckpoint {
                         try consumer.seek([TopicPartitionOffset(
                             topic: options.topics.locations, partition: partition, offset: owner.locationsOffset)])
+                        soughtNow.insert(partition)
                     }
                     try commandsReader.add([(TopicPartition(topic: options.topics.tripCommands, partition: partition),
                                              owner.hasCheckpoint ? .offset(owner.commandsOffset) : .beginning)])
-                    assignedNow.insert(partition)
                 }
                 metrics.update { $0.groupLost = false }
-                log("took partitions \(mine)")
+                let resumed = mine.map { owners[$0]!.hasCheckpoint ? "\($0) at \(owners[$0]!.locationsOffset)/\(owners[$0]!.commandsOffset)" : "\($0)" }
+                log("took partitions \(mine) (resuming fixes/commands: \(resumed.joined(separator: ", ")))")
             case let .failed(error):
                 log("warning: rebalance failed: \(error)")
             }
@@ -65,7 +67,7 @@ extension StreamRuntime {
             reportedOwnedPartitions = owners.count
             metrics.update { $0.ownedPartitions = owners.count }
         }
-        return assignedNow
+        return soughtNow
     }
 
     func retire(_ partition: Int32) {

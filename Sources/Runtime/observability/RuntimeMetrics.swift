@@ -9,6 +9,8 @@ public final class RuntimeMetrics: Sendable {
         public var processor = ProcessorCounters()
         public var transactionsCommitted = 0
         public var transactionsAborted = 0
+        /// Inputs whose outputs, state and offsets were committed.
+        public var inputsCommitted = 0
         /// Transaction calls repeated after a retriable error (coordinator moving, request timed out).
         public var transactionRetries = 0
         /// Threads folding owned partitions.
@@ -158,6 +160,8 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_transactions_total", "counter", "Kafka transactions, by outcome.",
                [("{result=\"committed\"}", "\(v.transactionsCommitted)"),
                 ("{result=\"aborted\"}", "\(v.transactionsAborted)")])
+        metric("tripstream_inputs_committed_total", "counter",
+               "Inputs whose outputs, state and offsets were committed.", [("", "\(v.inputsCommitted)")])
         metric("tripstream_transaction_retries_total", "counter",
                "Transaction calls repeated after a retriable error (coordinator moving, request timed out).",
                [("", "\(v.transactionRetries)")])

@@ -27,6 +27,8 @@ final class PartitionOwner: @unchecked Sendable {
     private(set) var idleAdvances = 0
     /// Kafka timestamps of the inputs folded since the last seal (for the commit latency).
     var uncommittedTimestamps: [Int64] = []
+    /// Inputs folded since the last seal.
+    private var unsealedInputs = 0
     /// Whether the consumer was told to stop fetching this partition (its merge holds too much).
     var paused = false
 
@@ -88,6 +90,7 @@ final class PartitionOwner: @unchecked Sendable {
 
     private func fold(_ input: PendingInput, topic: String, geofences: GeofenceTable, now: UnixMillis) {
         if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
+        unsealedInputs += 1
         lastInputAt = now
         input.value.withUnsafeBytes { value in
             processor.process(
@@ -122,11 +125,13 @@ final class PartitionOwner: @unchecked Sendable {
         swap(&sealed, &output)
         var timestamps: [Int64] = []
         swap(&timestamps, &uncommittedTimestamps)
+        let inputs = unsealedInputs
+        unsealedInputs = 0
         dirty = false
         return PartitionBatch(
             partition: partition, owner: ObjectIdentifier(self), output: sealed, changelog: changelog,
             historyGeneration: history.seal(), offsets: hasProgress ? (locationsOffset, commandsOffset) : nil,
-            inputTimestamps: timestamps)
+            inputs: inputs, inputTimestamps: timestamps)
     }
 
     /// Forgets what was folded since the last commit (the transaction was aborted or the partition lost).
@@ -134,6 +139,7 @@ final class PartitionOwner: @unchecked Sendable {
         output.removeAll()
         history.discard()
         uncommittedTimestamps.removeAll(keepingCapacity: true)
+        unsealedInputs = 0
         dirty = false
     }
 }

@@ -19,7 +19,8 @@ struct PartitionBatch: Sendable {
     let historyGeneration: UInt64
     /// Next offsets of fixes and commands; nil before the partition folded anything (no offsets to send).
     let offsets: (locations: Int64, commands: Int64)?
-    /// Kafka timestamps of the inputs it covers (for the input-to-commit latency).
+    /// Inputs it covers, and their Kafka timestamps (for the input-to-commit latency).
+    let inputs: Int
     let inputTimestamps: [Int64]
 }
 

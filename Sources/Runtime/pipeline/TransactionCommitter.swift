@@ -241,6 +241,7 @@ struct TransactionReceipt: Sendable {
         let partition: Int32
         let owner: ObjectIdentifier
         let historyGeneration: UInt64
+        let inputs: Int
         let inputTimestamps: [Int64]
     }
 
@@ -250,7 +251,7 @@ struct TransactionReceipt: Sendable {
     init(_ transaction: SealedTransaction) {
         parts = transaction.partitions.map {
             Part(partition: $0.partition, owner: $0.owner, historyGeneration: $0.historyGeneration,
-                 inputTimestamps: $0.inputTimestamps)
+                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps)
         }
         sealedAt = transaction.sealedAt
     }

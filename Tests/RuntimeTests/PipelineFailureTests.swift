@@ -1,0 +1,141 @@
+import Domain
+import Foundation
+import KafkaIO
+import Runtime
+import Synchronization
+import Testing
+
+/// Counts calls of a hook (hooks run on the runtime's threads).
+final class CallCounter: Sendable {
+    private let count = Mutex(0)
+
+    /// This call's number, from 1.
+    func next() -> Int { count.withLock { $0 += 1; return $0 } }
+}
+
+/// The pipelined runtime on a broker that really aborts, fences and rebalances when told: the
+/// failure paths librdkafka's mock cannot reach. Each ends with what a read_committed consumer
+/// upserting by `_id` must see: the fold of the same inputs, each event published once.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct PipelineFailureTests {
+    func assertExactlyOnce(_ harness: FakeBrokerHarness, _ context: String) throws {
+        let events = try harness.committedEvents()
+        let expected = harness.expectedEvents()
+        let actual = KafkaRuntimeHarness.upserted(events)
+        #expect(expected.count > 100, "\(context): the scenario should produce events")
+        let missing = expected.keys.filter { actual[$0] == nil }.count
+        let extra = actual.keys.filter { expected[$0] == nil }.count
+        let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.count
+        #expect(missing == 0 && extra == 0 && different == 0,
+                "\(context): of \(expected.count) events, \(missing) lost, \(extra) unexpected, \(different) different")
+        // Identical repeats are allowed: a partition restored from its changelog republishes the
+        // unchanged events of its next refold (its timelines do not keep the geofence table's version).
+        #expect(KafkaRuntimeHarness.divergentRepeats(events).isEmpty, "\(context): a repeated _id changed content")
+    }
+
+    @Test func anAbortInTheMiddleOfAPipelinedCommitLosesNothing() throws {
+        let harness = try FakeBrokerHarness(seed: 21)
+        let broker = harness.broker
+        // The third commit waits until the driver polled (and folded) several more rounds, then fails
+        // as an abortable error: the transaction in flight and the one being folded are both undone.
+        let armed = CallCounter()
+        for _ in 0..<3 {
+            broker.onNext(.commit) {
+                guard armed.next() == 3 else { return }
+                let polls = broker.callCount(.poll)
+                let deadline = Date().addingTimeInterval(10)
+                while broker.callCount(.poll) < polls + 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+                broker.failNext(.commit, with: KafkaError(code: .unknown, message: "injected: abortable",
+                                                          isTxnRequiresAbort: true))
+            }
+        }
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        let values = runtime.metrics.snapshot
+        #expect(values.transactionsAborted == 1)
+        #expect(values.transactionsCommitted > 3)
+        try assertExactlyOnce(harness, "abort during a pipelined commit")
+    }
+
+    @Test func aProducerFencedByANewerInstanceStopsAndTheNewerOneFinishes() throws {
+        let harness = try FakeBrokerHarness(seed: 22)
+        let first = harness.start(instance: "a")
+        #expect(harness.wait { first.metrics.snapshot.transactionsCommitted >= 2 })
+        let transactionalId = harness.options(instance: "a").transactionalId
+        harness.broker.fence(transactionalId: transactionalId)
+        #expect(first.done.wait(timeout: .now() + 30) == .success, "a fenced instance stops")
+        let fenced = (first.failure as? KafkaError)?.code
+        #expect(fenced == .producerFenced, "\(String(describing: first.failure))")
+        let committedByFirst = first.metrics.snapshot.inputsCommitted
+        #expect(committedByFirst < harness.inputCount, "fenced before it finished")
+
+        let second = harness.start(instance: "a")  // the same instance, restarted: it restores and goes on
+        #expect(harness.wait(timeout: 90) {
+            committedByFirst + second.metrics.snapshot.inputsCommitted >= harness.inputCount
+        })
+        #expect(second.halt())
+        #expect(second.failure == nil, "\(String(describing: second.failure))")
+        try assertExactlyOnce(harness, "fenced producer")
+    }
+
+    @Test func anUnavailableCoordinatorIsRetriedWithoutAborting() throws {
+        let harness = try FakeBrokerHarness(seed: 23)
+        harness.broker.coordinatorUnavailable(for: [.sendOffsets, .commit], times: 4)
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilCommitted([runtime]))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        let values = runtime.metrics.snapshot
+        #expect(values.transactionRetries >= 4, "each refusal retried")
+        #expect(values.transactionsAborted == 0, "a retriable error does not abort")
+        try assertExactlyOnce(harness, "coordinator unavailable")
+    }
+
+    /// The folded rest is committed before the hand-over. (The in-memory broker bumps the generation
+    /// again once the revocation was seen, so a transaction sealed just before may be refused and
+    /// aborted: that must lose nothing either.)
+    @Test func aRevocationDuringACommitCommitsTheFoldedRestBeforeTheHandOver() throws {
+        let harness = try FakeBrokerHarness(seed: 24)
+        let broker = harness.broker
+        let revoked = [harness.partition(0), harness.partition(1)]
+        let armed = CallCounter()
+        for _ in 0..<2 {
+            broker.onNext(.commit) {
+                if armed.next() == 2 { broker.revoke(revoked) }
+            }
+        }
+        let runtime = harness.start(instance: "a")
+        #expect(harness.wait { runtime.logs.contains { $0.contains("gave up partitions [0, 1]") } }, "the partitions were handed over")
+        #expect(runtime.metrics.snapshot.transactionsCommitted >= 3, "the commit in flight and the folded rest")
+        broker.assignAgain(revoked)
+        #expect(harness.waitUntilCommitted([runtime]))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        try assertExactlyOnce(harness, "revocation during a commit")
+    }
+
+    @Test func partitionsLostWhileTheirOffsetsAreSentAreRebuiltAndLoseNothing() throws {
+        let harness = try FakeBrokerHarness(seed: 25)
+        let broker = harness.broker
+        let lost = [harness.partition(2)]
+        let armed = CallCounter()
+        for _ in 0..<3 {
+            // The group moves on while the third transaction sends its offsets: they carry a stale
+            // generation and are refused, so that transaction aborts (a zombie cannot commit).
+            broker.onNext(.sendOffsets) {
+                if armed.next() == 3 { broker.lose(lost) }
+            }
+        }
+        let runtime = harness.start(instance: "a")
+        #expect(harness.wait { runtime.metrics.snapshot.partitionsLost > 0 }, "the assignment was lost")
+        broker.assignAgain(lost)
+        #expect(harness.waitUntilCommitted([runtime]))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.metrics.snapshot.transactionsAborted >= 1, "the zombie transaction was refused")
+        #expect(runtime.logs.contains { $0.contains("dropped without committing") })
+        try assertExactlyOnce(harness, "lost partitions")
+    }
+}
