@@ -66,9 +66,12 @@ resolve() {  # an executable path, absolute
     [ -n "$path" ] && [ -x "$path" ] || return 1
     echo "$(cd "$(dirname "$path")" && pwd)/$(basename "$path")"
 }
-tripstream=$(resolve "$tripstream") || die "no tripstream binary at ${tripstream} (build: swift build -c release --product tripstream, or pass --tripstream)"
+resolved=$(resolve "$tripstream") ||
+    die "no tripstream binary at $tripstream (build: swift build -c release --product tripstream, or pass --tripstream)"
+tripstream=$resolved
 if [ -n "$baseline" ]; then
-    baseline=$(resolve "$baseline") || die "no baseline binary at $baseline"
+    resolved=$(resolve "$baseline") || die "no baseline binary at $baseline"
+    baseline=$resolved
 fi
 command -v kcat >/dev/null || die "kcat is missing (scripts/install-deps.sh)"
 if [ -z "$python" ]; then
@@ -231,10 +234,16 @@ free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1
 # tripstream_transactions_total{result="committed"} once all the fixes were folded). Also from the
 # assignment: the first sample showing tripstream_restores_in_progress > 0 (a partition's state is
 # restored as soon as it is assigned, while librdkafka already fetches its records).
-watch_metrics() {  # $1 port → prints "seconds first_to_all_folded seconds_from_assignment entered exited"
-    "$python" - "$1" "$fixes" <<'PY'
+watch_metrics() {  # $1 port, $2 pid of the run → prints "seconds first_to_all_folded seconds_from_assignment entered exited"
+    "$python" - "$1" "$fixes" "$2" <<'PY'
 import re, sys, time, urllib.request
-port, expected = sys.argv[1], int(sys.argv[2])
+port, expected, pid = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def alive():  # a zombie (exited, not yet waited for) counts as gone
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 url = "http://127.0.0.1:%s/metrics" % port
 pattern = re.compile(r'^(tripstream_records_consumed_total\{topic="tripstream\.locations"\}|'
                      r'tripstream_transactions_total\{result="committed"\}|tripstream_restores_in_progress|'
@@ -257,6 +266,8 @@ while time.monotonic() < deadline:
     s = sample()
     t = time.monotonic()
     if s is None:
+        if not alive():
+            sys.exit("tripstream run exited")
         time.sleep(0.05)
         continue
     consumed, committed, entered, exited, restoring = s
@@ -289,7 +300,7 @@ measure_tripstream() {  # $1 label, $2 binary, $3 round
         --instance-id "pipeline-peers-$label-$round" --metrics-port "$port" --metrics-address 127.0.0.1 \
         --partitions "$partitions" "${extra[@]}" >"$work/run-$label-$round.out" 2>"$work/run-$label-$round.err" &
     run_pid=$!
-    if ! out=$(watch_metrics "$port"); then
+    if ! out=$(watch_metrics "$port" "$run_pid"); then
         kill "$run_pid" 2>/dev/null || true
         die "tripstream run ($label) did not fold the $fixes fixes; log: $(tail -n 5 "$work/run-$label-$round.err")"
     fi
