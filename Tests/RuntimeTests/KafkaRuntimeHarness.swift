@@ -153,9 +153,11 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
             try write(directory + "/fixes-\(partition).ndjson", fixLines)
             try write(directory + "/commands-\(partition).ndjson", commandLines)
             let out = directory + "/out-\(partition)"
-            _ = try ReplayJob.run(ReplayOptions(
+            var options = ReplayOptions(
                 geofencesPath: directory + "/geofences.ndjson", commandsPath: directory + "/commands-\(partition).ndjson",
-                fixesPath: directory + "/fixes-\(partition).ndjson", outputDirectory: out, settings: FoldSettings()))
+                fixesPath: directory + "/fixes-\(partition).ndjson", outputDirectory: out, settings: FoldSettings())
+            options.partitions = 1  // the file is one partition of the topics: one stream time, as `run` has
+            _ = try ReplayJob.run(options)
             let text = try String(contentsOfFile: out + "/events.ndjson", encoding: .utf8)
             for line in text.split(separator: "\n") { events.append(try EventDecoder.decode(Array(line.utf8)).event) }
         }
