@@ -122,14 +122,7 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
     func replayedEvents() throws -> [Event] {
         let directory = stateRoot + "/replay"
         try ReplayJob.makeDirectory(directory)
-        func write(_ path: String, _ lines: [[UInt8]]) throws {
-            let writer = try FileWriter(path: path)
-            for line in lines {
-                try writer.write(line)
-                try writer.write(byte: UInt8(ascii: "\n"))
-            }
-            try writer.close()
-        }
+        func write(_ path: String, _ lines: [[UInt8]]) throws { try NDJSONFile.write(lines, to: path) }
         try write(directory + "/geofences.ndjson", geofences.map { g in
             var line: [UInt8] = []
             InputRecordEncoder.encode(g, into: &line)

@@ -24,14 +24,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try ReplayJob.makeDirectory(directory)
         func write(_ name: String, _ lines: [[UInt8]]) throws -> String {
-            let path = directory + "/" + name
-            let writer = try FileWriter(path: path)
-            for line in lines {
-                try writer.write(line)
-                try writer.write(byte: UInt8(ascii: "\n"))
-            }
-            try writer.close()
-            return path
+            try NDJSONFile.write(lines, to: directory + "/" + name)
         }
         func encoded(_ body: (inout [UInt8]) -> Void) -> [UInt8] {
             var line: [UInt8] = []

@@ -39,18 +39,9 @@ import Testing
             records.removeAll()
         } while simulator.nextStep(into: &records)
         fixes.insert(Array("{\"userId\":\"driver-1\",\"latitude\":\"north\"}".utf8), at: fixes.count / 2)
-        func write(_ name: String, _ lines: [[UInt8]]) throws -> String {
-            let path = directory + "/" + name
-            let writer = try FileWriter(path: path)
-            for line in lines {
-                try writer.write(line)
-                try writer.write(byte: UInt8(ascii: "\n"))
-            }
-            try writer.close()
-            return path
-        }
-        return (try write("geofences.ndjson", geofences), try write("commands.ndjson", commands),
-                try write("fixes.ndjson", fixes))
+        return (try NDJSONFile.write(geofences, to: directory + "/geofences.ndjson"),
+                try NDJSONFile.write(commands, to: directory + "/commands.ndjson"),
+                try NDJSONFile.write(fixes, to: directory + "/fixes.ndjson"))
     }
 
     @Test func outputIsByteIdenticalWhateverTheThreadCount() throws {
