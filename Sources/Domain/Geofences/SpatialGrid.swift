@@ -5,12 +5,8 @@
 /// spanning more than `maxCellsPerShape` cells (a city-sized polygon) goes to a short list that
 /// every query checks instead of flooding the grid.
 public struct SpatialGrid: Sendable {
-    /// Cell edge in 10⁻⁷ degrees (0.0025° ≈ 280 m of latitude): about the size of a fleet geofence, so
-    /// a cell of a geofence-dense city (10,000 of 50–300 m over 13 × 10 km) lists some 30 boxes to test
-    /// rather than 140 with 1.1 km cells, and the cost of a lookup depends on the density, not on the
-    /// table's size.
-    public static let cellSizeE7: Int64 = 25_000
-    /// About 4.5 km by 3.5 km at mid latitudes; larger shapes go to the `oversized` list.
+    /// Cell edge in 10⁻⁷ degrees (0.01° ≈ 1.1 km of latitude).
+    public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
 
     /// A geofence in a cell, with its bounding box inline: most candidates are rejected by the box
