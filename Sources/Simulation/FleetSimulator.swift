@@ -38,7 +38,7 @@ public struct FleetSimulator {
             let coordinate = coordinate(center)
             let dwell: Int? = index % 4 == 0 ? 2 + index % 5 : nil
             if index % 10 == 9 {
-                let half = Double.random(in: 30...120, using: &random)
+                let half = Double.random(in: settings.squareHalfSide, using: &random)
                 let ring = [(-half, -half), (-half, half), (half, half), (half, -half), (-half, -half)].map {
                     self.coordinate((center.north + $0.0, center.east + $0.1))
                 }
@@ -49,7 +49,7 @@ public struct FleetSimulator {
             } else {
                 geofences.append(Geofence(
                     tag: "store", externalId: "store-\(index)", description: "Store \(index)",
-                    shape: .circle(center: coordinate, radius: Double.random(in: 30...150, using: &random)),
+                    shape: .circle(center: coordinate, radius: Double.random(in: settings.circleRadius, using: &random)),
                     metadata: RawJSON("{\"storeId\":\"\(index)\"}"), dwellThreshold: dwell))
             }
         }
@@ -175,6 +175,10 @@ public struct FleetSimulator {
     private func tripId(_ driver: Driver) -> String { "\(driver.userId)-trip-\(driver.tripNumber)" }
 
     private mutating func randomPoint() -> (north: Double, east: Double) {
+        if let area = settings.cityArea {
+            return (Double.random(in: -0.5...0.5, using: &random) * area.northSouth,
+                    Double.random(in: -0.5...0.5, using: &random) * area.eastWest)
+        }
         let r = settings.effectiveCityRadius * Double.random(in: 0...1, using: &random).squareRoot()
         let angle = Double.random(in: 0..<(2 * Double.pi), using: &random)
         return (r * Math.cos(angle), r * Math.sin(angle))

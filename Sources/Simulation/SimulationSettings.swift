@@ -31,10 +31,34 @@ public struct SimulationSettings: Sendable, Equatable {
     /// where a driver is inside a geofence now and then, not always inside several).
     public var cityRadius: Double?
 
+    /// Radius of circular geofences, meters. Default: 30…150.
+    public var circleRadius: ClosedRange<Double> = 30...150
+    /// Half the side of square (polygon) geofences, meters. Default: 30…120.
+    public var squareHalfSide: ClosedRange<Double> = 30...120
+    /// A rectangular city instead of a disc: geofences and drivers spread uniformly over it,
+    /// centered on `cityCenter`. Default: nil (a disc of `effectiveCityRadius`).
+    public var cityArea: CityArea?
+
     /// The city radius in effect.
     public var effectiveCityRadius: Double {
         cityRadius ?? max(3_000, (Double(geofences) * 31_831).squareRoot())
     }
 
     public init() {}
+}
+
+/// A rectangle of a city, meters.
+public struct CityArea: Sendable, Equatable {
+    public var eastWest: Double
+    public var northSouth: Double
+
+    public init(eastWest: Double, northSouth: Double) {
+        self.eastWest = eastWest
+        self.northSouth = northSouth
+    }
+
+    /// The same density of geofences for `factor` times as many: each side times √factor.
+    public func scaled(by factor: Double) -> CityArea {
+        CityArea(eastWest: eastWest * factor.squareRoot(), northSouth: northSouth * factor.squareRoot())
+    }
 }

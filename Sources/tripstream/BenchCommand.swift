@@ -13,13 +13,23 @@ enum BenchCommand {
         discussion: """
             Generates a fleet in memory (by default 100,000 users, 10,000 geofences, a third of users on trips, \
             offline gaps replayed late, duplicates), then times each stage --runs times after one warm-up and \
-            reports medians, and the ratio of the whole replay path to JSONDecoder measured in the same run. \
+            reports medians, and the ratio of the whole replay path (files in, events out, as `tripstream replay` on \
+            --threads threads) to the baseline measured in the same run: JSONDecoder decoding each fix into a \
+            Decodable struct of its fields, createdAt kept as a String. --dense-city measures a geofence-dense city \
+            instead (about 3 events per fix); --lookup-sweep the spatial lookup alone as the table grows. \
             Also reports the heap bytes per tracked user once every user is folded. Build with -c release.
             """,
         options: [
-            .value("users", short: "u", valueName: "count", help: "Users in the fleet.", default: "100000"),
+            .value("users", short: "u", valueName: "count", help: "Users in the fleet. Default: 100,000; 10,000 with --dense-city."),
             .value("geofences", valueName: "count", help: "Geofences.", default: "10000"),
             .value("fixes-per-user", valueName: "count", help: "Fixes per user (one every 5 s).", default: "20"),
+            .value("fixes", valueName: "count", help: "Fixes in all (sets --fixes-per-user to this over --users)."),
+            .flag("dense-city", help: "A geofence-dense city: --geofences circles and squares of radius 50–300 m over "
+                + "13 × 10 km (about 3 events per fix at 10,000), 10,000 drivers, 200,000 fixes unless --users or "
+                + "--fixes say otherwise."),
+            .flag("lookup-sweep", help: "Only time the spatial lookup at 10k, 100k and 1M geofences at the dense "
+                + "city's density (the area grows with the count)."),
+            .value("threads", valueName: "count", help: "Threads of the replay path. Default: the cores available."),
             .value("runs", valueName: "count", help: "Timed runs per stage (after one warm-up).", default: "5"),
             .value("baseline-fixes", valueName: "count", help: "Fixes decoded by JSONDecoder per run.",
                    default: "300000"),
@@ -62,17 +72,35 @@ enum BenchCommand {
             return
         }
         var settings = SimulationSettings()
-        settings.users = try parsed.int("users", in: 1...10_000_000)
+        let dense = try parsed.bool("dense-city")
+        if dense {
+            settings.cityArea = CityArea(eastWest: 13_000, northSouth: 10_000)
+            settings.circleRadius = 50...300
+            settings.squareHalfSide = 50...300
+        }
         settings.geofences = try parsed.int("geofences", in: 0...10_000_000)
-        settings.duration = Int64(try parsed.int("fixes-per-user", in: 1...100_000) - 1) * settings.fixInterval
+        if try parsed.bool("lookup-sweep") {
+            if !dense { settings.cityArea = CityArea(eastWest: 13_000, northSouth: 10_000) }
+            settings.circleRadius = 50...300
+            settings.squareHalfSide = 50...300
+            LookupSweep.run(base: settings, counts: [10_000, 100_000, 1_000_000], lookups: 1_000_000)
+            return
+        }
+        settings.users = parsed.contains("users") ? try parsed.int("users", in: 1...10_000_000) : dense ? 10_000 : 100_000
+        var fixesPerUser = try parsed.int("fixes-per-user", in: 1...100_000)
+        if parsed.contains("fixes") {
+            fixesPerUser = max(1, try parsed.int("fixes", in: 1...1_000_000_000) / settings.users)
+        }
+        settings.duration = Int64(fixesPerUser - 1) * settings.fixInterval
         settings.offlineChance = 0.002
         settings.duplicateChance = 0.002
         let runs = try parsed.int("runs", in: 1...1_000)
         let workload = BenchWorkload.generate(settings)
         Terminal.output("workload        \(settings.users) users, \(settings.geofences) geofences, \(workload.fixLines.count) fixes, \(workload.commandLines.count) trip commands (\(workload.fixBytes / 1_000_000) MB of fixes)")
 
+        let threads = parsed.contains("threads") ? try parsed.int("threads", in: 1...1_024) : ReplayOptions.availableCores
         let stages = BenchStages(workload: workload, workDirectory: try parsed.string("work-dir"),
-                                 baselineFixes: try parsed.int("baseline-fixes", in: 1...100_000_000))
+                                 baselineFixes: try parsed.int("baseline-fixes", in: 1...100_000_000), threads: threads)
         var results: [(String, BenchResult)] = []
         let only = Set(parsed.strings("stage"))
         for stage in stages.all where only.isEmpty || only.contains(stage.name.replacingOccurrences(of: " ", with: "-")) {
@@ -83,7 +111,10 @@ enum BenchCommand {
         if let baseline = results.first(where: { $0.0 == "jsondecoder" })?.1.medianRate,
             let whole = results.first(where: { $0.0 == "replay path" })?.1.medianRate
         {
-            Terminal.output("ratio           replay path / JSONDecoder = \(String(format1: whole / baseline))× (median of \(runs) runs each)")
+            Terminal.output("ratio           replay path / JSONDecoder = \(String(format1: whole / baseline))× (median of \(runs) runs each; replay on \(threads) threads, JSONDecoder on one)")
+        }
+        if let replay = BenchStages.lastReplay, replay.fold.fixes > 0 {
+            Terminal.output("events          \(String(format2: Double(replay.fold.events) / Double(replay.fold.fixes))) per fix in the replay path (\(replay.fold.events.grouped) events)")
         }
         let memory = stages.memoryPerUser()
         Terminal.output("memory          \(memory.bytesPerUser) bytes per tracked user (\(memory.users) users, heap in use after folding every fix); of that, the history store's fixed buffers: \(memory.storeBytes / 1_000_000) MB (\(memory.storeBytes / max(memory.users, 1)) B per user here), hot state \(memory.bytesPerUser - memory.storeBytes / max(memory.users, 1)) B per user")

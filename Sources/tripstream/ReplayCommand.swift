@@ -13,7 +13,7 @@ enum ReplayCommand {
             is its arrival order; each command goes before the first fix not older than it, whatever its place in \
             the commands file). Late fixes within the replay horizon are folded at their place. Writes DIR/events.ndjson, \
             DIR/eta.ndjson and DIR/dead-letters.ndjson. Processing time is the stream time, so two runs over the \
-            same inputs write byte-identical files.
+            same inputs write byte-identical files, whatever --threads.
             """,
         options: [
             .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4).",
@@ -25,6 +25,11 @@ enum ReplayCommand {
                    required: true),
             BoundedDurationOption.replayHorizon.spec(environment: nil),
             BoundedDurationOption.maxClockSkew.spec(environment: nil),
+            .value("threads", valueName: "count",
+                   help: "Threads folding the partitions (the output is the same for any count). Default: the cores available."),
+            .value("partitions", valueName: "count",
+                   help: "Partitions the users are split over by Kafka's default partitioner (murmur2 of the userId), "
+                       + "each with its own stream time, as the service's topics split them.", default: "12"),
             .value("state-dir", valueName: "dir",
                    help: "Where users' history is kept during the replay (removed at the end). Default: DIR/.history."),
             .flag("quiet", short: "q", help: "Print no summary."),
@@ -38,6 +43,8 @@ enum ReplayCommand {
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)
         options.stateDirectory = try parsed.optional("state-dir", parsed.string)
+        options.partitions = try parsed.int("partitions", in: 1...10_000)
+        if parsed.contains("threads") { options.threads = try parsed.int("threads", in: 1...1_024) }
         let summary: ReplaySummary
         do {
             summary = try ReplayJob.run(options) { progress in

@@ -122,14 +122,7 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
     func replayedEvents() throws -> [Event] {
         let directory = stateRoot + "/replay"
         try ReplayJob.makeDirectory(directory)
-        func write(_ path: String, _ lines: [[UInt8]]) throws {
-            let writer = try FileWriter(path: path)
-            for line in lines {
-                try writer.write(line)
-                try writer.write(byte: UInt8(ascii: "\n"))
-            }
-            try writer.close()
-        }
+        func write(_ path: String, _ lines: [[UInt8]]) throws { try NDJSONFile.write(lines, to: path) }
         try write(directory + "/geofences.ndjson", geofences.map { g in
             var line: [UInt8] = []
             InputRecordEncoder.encode(g, into: &line)
@@ -153,9 +146,11 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
             try write(directory + "/fixes-\(partition).ndjson", fixLines)
             try write(directory + "/commands-\(partition).ndjson", commandLines)
             let out = directory + "/out-\(partition)"
-            _ = try ReplayJob.run(ReplayOptions(
+            var options = ReplayOptions(
                 geofencesPath: directory + "/geofences.ndjson", commandsPath: directory + "/commands-\(partition).ndjson",
-                fixesPath: directory + "/fixes-\(partition).ndjson", outputDirectory: out, settings: FoldSettings()))
+                fixesPath: directory + "/fixes-\(partition).ndjson", outputDirectory: out, settings: FoldSettings())
+            options.partitions = 1  // the file is one partition of the topics: one stream time, as `run` has
+            _ = try ReplayJob.run(options)
             let text = try String(contentsOfFile: out + "/events.ndjson", encoding: .utf8)
             for line in text.split(separator: "\n") { events.append(try EventDecoder.decode(Array(line.utf8)).event) }
         }

@@ -24,14 +24,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try ReplayJob.makeDirectory(directory)
         func write(_ name: String, _ lines: [[UInt8]]) throws -> String {
-            let path = directory + "/" + name
-            let writer = try FileWriter(path: path)
-            for line in lines {
-                try writer.write(line)
-                try writer.write(byte: UInt8(ascii: "\n"))
-            }
-            try writer.close()
-            return path
+            try NDJSONFile.write(lines, to: directory + "/" + name)
         }
         func encoded(_ body: (inout [UInt8]) -> Void) -> [UInt8] {
             var line: [UInt8] = []
@@ -41,11 +34,14 @@ import Testing
         let start = TripCommand(kind: .start, userId: "A", createdAt: t0,
                                 trip: TripOptions(externalId: "t1", destinationGeofenceTag: "store",
                                                   destinationGeofenceExternalId: "g1", mode: .car))
-        let options = ReplayOptions(
+        // One partition: the guard judges a fix against the stream time of its partition, and these
+        // scenarios need A and B in one stream (in different partitions B's clock could not reach A's).
+        var options = ReplayOptions(
             geofencesPath: try write("geofences.ndjson", [encoded { InputRecordEncoder.encode(Self.store, into: &$0) }]),
             commandsPath: try write("commands.ndjson", [encoded { InputRecordEncoder.encode(start, into: &$0) }]),
             fixesPath: try write("fixes.ndjson", fixes.map { fix in encoded { InputRecordEncoder.encode(fix, into: &$0) } }),
             outputDirectory: directory + "/out", settings: FoldSettings())
+        options.partitions = 1
         _ = try ReplayJob.run(options)
         let events = try String(contentsOfFile: directory + "/out/events.ndjson", encoding: .utf8)
             .split(separator: "\n").map { try EventDecoder.decode(Array($0.utf8)) }

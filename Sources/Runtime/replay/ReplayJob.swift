@@ -13,6 +13,11 @@ import Glibc
 /// merges a partition's two streams: a command never waits behind another user's newer one. Late
 /// inputs are placed after each batch of lines, as the service does after each poll. Processing
 /// time is the stream time, so two runs over the same files write byte-identical outputs.
+///
+/// Users are split over `ReplayOptions.partitions` partitions by Kafka's default partitioner, each
+/// with its own fold and stream time as a partition of `tripstream run` has, and the partitions
+/// are folded on `ReplayOptions.threads` threads. Per block of fix lines the partitions' outputs
+/// are written in partition order: the files do not depend on the number of threads.
 public enum ReplayJob {
     public static let fixesTopic = "tripstream.locations"
     public static let commandsTopic = "tripstream.trip-commands"
@@ -33,38 +38,26 @@ public enum ReplayJob {
         let events = try openOutput(outputs[0])
         let eta = try openOutput(outputs[1])
         let deadLetters = try openOutput(outputs[2])
-        // History beyond each user's newest inputs lives on disk, as in the service.
-        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
-        let history = try RocksHistoryStore(directory: historyDirectory, fresh: true, recordsChanges: false)
-        defer {
-            history.close()
-            try? RocksDatabase.destroy(path: historyDirectory)
-        }
-        var processor = InputProcessor(settings: options.settings, history: history)
-        var output = OutputBatch(newlineSeparated: true)
-        var geofences = GeofenceTable()
-
-        func flush() throws {
-            processor.settle(geofences: geofences, processingTime: nil, into: &output)
-            try history.commit()
-            if let failure = history.takeFailure() { throw ReplayError("history store: \(failure)") }
+        func write(_ output: inout OutputBatch) throws {
             try events.write(output.events.values)
             try eta.write(output.eta.values)
             try deadLetters.write(output.deadLetters.values)
             output.removeAll()
         }
 
-        // Geofences: the whole table before any fix, as the runtime reads it on start.
-        try forEachRecord(options.geofencesPath, topic: geofencesTopic, processor: &processor, output: &output) {
+        // Geofences and trip commands are read once, before any fix, by a processor of their own:
+        // the geofence table is shared read-only by every partition.
+        var loader = InputProcessor(settings: options.settings)
+        var loaderOutput = OutputBatch(newlineSeparated: true)
+        var geofences = GeofenceTable()
+        try forEachRecord(options.geofencesPath, topic: geofencesTopic, processor: &loader, output: &loaderOutput) {
             line, bytes, processor, output in
             processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
                                       geofences: &geofences, processingTime: nil, into: &output)
         }
-        try flush()
-
         var commands: [PendingCommand] = []
         if let commandsPath = options.commandsPath {
-            try forEachRecord(commandsPath, topic: commandsTopic, processor: &processor, output: &output) {
+            try forEachRecord(commandsPath, topic: commandsTopic, processor: &loader, output: &loaderOutput) {
                 line, bytes, processor, output in
                 let source = RecordSource(topic: commandsTopic, partition: 0, offset: Int64(line))
                 if let command = processor.decodeCommand(key: nil, value: bytes, source: source, processingTime: nil,
@@ -78,78 +71,60 @@ public enum ReplayJob {
                 ($0.element.command.createdAt, $0.offset) < ($1.element.command.createdAt, $1.offset)
             }.map(\.element)
         }
-        var nextCommand = 0
-        func deliverCommands(upTo time: UnixMillis, processor: inout InputProcessor, output: inout OutputBatch) {
-            while nextCommand < commands.count, commands[nextCommand].command.createdAt <= time {
-                let pending = commands[nextCommand]
-                pending.bytes.withUnsafeBytes { bytes in
-                    processor.process(pending.command, key: nil, value: bytes,
-                                      source: RecordSource(topic: commandsTopic, partition: 0, offset: Int64(pending.line)),
-                                      geofences: geofences, processingTime: nil, into: &output)
-                }
-                nextCommand += 1
-            }
-        }
+        try write(&loaderOutput)
 
-        var clock = ClockGuard(skew: options.settings.maxClockSkew)
-        func releaseHeld(processor: inout InputProcessor, output: inout OutputBatch) {
-            for held in clock.takeHeld() {
-                deliverCommands(upTo: held.fix.createdAt, processor: &processor, output: &output)
-                held.bytes.withUnsafeBytes { bytes in
-                    processor.process(held.fix, key: nil, value: bytes, source: held.source, geofences: geofences,
-                                      processingTime: nil, into: &output)
-                }
+        // Users split over partitions as the service's topics split them; partitions over threads.
+        // Each partition's outputs of a block are written in partition order, so the files are the
+        // same whatever the number of threads.
+        let partitioner = KeyPartitioner(partitions: options.partitions)
+        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
+        try makeDirectory(historyDirectory)
+        var partitions: [ReplayPartition] = []
+        defer {
+            for partition in partitions {
+                partition.history.close()
+                try? RocksDatabase.destroy(path: partition.history.database.path)
             }
+            rmdir(historyDirectory)
         }
-        func rejectHeld(streamTime: UnixMillis, processor: inout InputProcessor, output: inout OutputBatch) {
-            for held in clock.takeHeld() {
-                let ahead = (held.fix.createdAt - streamTime) / 1000
-                held.bytes.withUnsafeBytes { bytes in
-                    processor.reject(
-                        .futureTimestamp,
-                        "createdAt is \(ahead) s ahead of the stream, which other users' fixes did not follow (a wrong device clock)",
-                        key: nil, value: bytes, source: held.source, processingTime: nil, into: &output)
-                }
+        for index in 0..<options.partitions {
+            // History beyond each user's newest inputs lives on disk, as in the service.
+            let history = try RocksHistoryStore(directory: historyDirectory + "/partition-\(index)", fresh: true,
+                                                recordsChanges: false)
+            partitions.append(ReplayPartition(index: index, settings: options.settings, history: history))
+        }
+        for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
+        commands = []
+
+        let threads = ForkJoinThreads(count: max(1, min(options.threads, options.partitions)))
+        defer { threads.stop() }
+        let block = ReplayBlock(partitioner: partitioner, workers: threads.count)
+        let table = geofences
+        func foldInParallel(_ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
+            threads.run { [partitions] worker in
+                for partition in partitions where partition.index % threads.count == worker { body(partition) }
+            }
+            for partition in partitions {
+                if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
+                try write(&partition.output)
             }
         }
 
         let reader = try LineReader(path: options.fixesPath)
-        var batch = LineBatch()
-        while try reader.nextBatch(into: &batch) {
-            var skipped = batch.linesTooLong[...]
-            for line in batch {
-                while let long = skipped.first, long.lineNumber < line.number {
-                    rejectLong(long, topic: fixesTopic, processor: &processor, output: &output)
-                    skipped = skipped.dropFirst()
-                }
-                let source = RecordSource(topic: fixesTopic, partition: 0, offset: Int64(line.number))
-                guard let fix = processor.decodeFix(key: nil, value: line.bytes, source: source, processingTime: nil,
-                                                    into: &output)
-                else { continue }
-                switch clock.judge(fix, streamTime: processor.fold.streamTime) {
-                case .fold: break
-                case .hold:
-                    clock.hold(fix, bytes: line.bytes, source: source)
-                    continue
-                case .confirm: releaseHeld(processor: &processor, output: &output)
-                case .refute: rejectHeld(streamTime: processor.fold.streamTime, processor: &processor, output: &output)
-                }
-                deliverCommands(upTo: fix.createdAt, processor: &processor, output: &output)
-                processor.process(fix, key: nil, value: line.bytes, source: source, geofences: geofences,
-                                  processingTime: nil, into: &output)
-            }
-            for long in skipped { rejectLong(long, topic: fixesTopic, processor: &processor, output: &output) }
-            try flush()
+        while try reader.nextBatch(into: &block.batch) {
+            threads.run { worker in block.decode(worker: worker) }
+            try foldInParallel { $0.fold(block.chunks, geofences: table) }
             progress(reader.progress)
         }
-        releaseHeld(processor: &processor, output: &output)
-        deliverCommands(upTo: .max, processor: &processor, output: &output)
-        try flush()
+        try foldInParallel { $0.finish(geofences: table) }
         for (writer, path) in zip([events, eta, deadLetters], outputs) { try publish(writer, as: path) }
 
         var summary = ReplaySummary()
-        summary.processor = processor.counters
-        summary.fold = processor.fold.counters
+        summary.processor = loader.counters
+        for partition in partitions {
+            summary.processor.add(partition.processor.counters)
+            summary.fold.add(partition.processor.fold.counters)
+        }
         summary.geofences = geofences.count
         summary.seconds = monotonicSeconds() - started
         return summary

@@ -1,4 +1,5 @@
 import Domain
+import class Foundation.ProcessInfo
 
 /// What `tripstream replay` folds and where it writes.
 public struct ReplayOptions: Sendable {
@@ -11,6 +12,16 @@ public struct ReplayOptions: Sendable {
     /// Where the users' history goes while the replay runs (a RocksDB directory, removed at the end);
     /// nil: `<outputDirectory>/.history`.
     public var stateDirectory: String?
+    /// Partitions the users are split over by Kafka's default partitioner (murmur2 of the userId),
+    /// each with its own fold and stream time, as one partition of `tripstream run`. Default: 12,
+    /// the service's default partition count (`RuntimeOptions.partitions`).
+    public var partitions = 12
+    /// Threads the partitions are folded on (each partition on one thread); the output does not
+    /// depend on it. Default: the cores available to the process.
+    public var threads = ReplayOptions.availableCores
+
+    /// The cores this process may use (affinity and container limits included).
+    public static var availableCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     public init(geofencesPath: String, commandsPath: String?, fixesPath: String, outputDirectory: String,
                 settings: FoldSettings)

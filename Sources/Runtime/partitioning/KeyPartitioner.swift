@@ -1,0 +1,20 @@
+/// The partition of a keyed record as Kafka's default partitioner picks it (Java's
+/// `DefaultPartitioner` / `BuiltInPartitioner`, librdkafka's `murmur2_random`):
+/// `(murmur2(key) & 0x7fffffff) % partitions`.
+///
+/// `tripstream replay` splits users with it, so each replay partition holds the users one
+/// partition of the service's topics would hold when producers use that partitioner.
+public struct KeyPartitioner: Sendable {
+    public let partitions: Int
+
+    public init(partitions: Int) {
+        precondition(partitions > 0, "a topic has at least one partition")
+        self.partitions = partitions
+    }
+
+    public func partition<Key: Collection<UInt8>>(of key: Key) -> Int {
+        Int(UInt32(bitPattern: Murmur2.hash(key)) & 0x7fff_ffff) % partitions
+    }
+
+    public func partition(ofUser userId: String) -> Int { partition(of: userId.utf8) }
+}

@@ -1,0 +1,56 @@
+import Domain
+import Simulation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tripstream bench --lookup-sweep`: what one spatial lookup costs at 10k, 100k and 1M geofences
+/// at equal density (the dense city's 10,000 per 13 × 10 km, the area grown with the count), so a
+/// lookup's cost can be seen to stay flat as the table grows.
+enum LookupSweep {
+    static func run(base: SimulationSettings, counts: [Int], lookups: Int) {
+        for count in counts {
+            var settings = base
+            settings.users = 0
+            settings.geofences = count
+            let area = (base.cityArea ?? CityArea(eastWest: 13_000, northSouth: 10_000))
+                .scaled(by: Double(count) / Double(max(base.geofences, 1)))
+            settings.cityArea = area
+            let started = Terminal.monotonicSeconds()
+            let table = GeofenceTable(FleetSimulator(settings: settings).geofences)
+            let built = Terminal.monotonicSeconds() - started
+            // Query points spread over the same area, drawn once so the timing is the lookups alone.
+            var random = SeededRandom(seed: 7)
+            let metersPerLng = Geodesy.metersPerDegree * cos(settings.cityCenter.latitude * Double.pi / 180)
+            let points = (0..<lookups).map { _ in
+                Coordinate(
+                    latitude: settings.cityCenter.latitude
+                        + Double.random(in: -0.5...0.5, using: &random) * area.northSouth / Geodesy.metersPerDegree,
+                    longitude: settings.cityCenter.longitude
+                        + Double.random(in: -0.5...0.5, using: &random) * area.eastWest / metersPerLng)
+            }
+            var seconds: [Double] = []
+            var candidates = 0, inside = 0
+            for _ in 0..<3 {
+                candidates = 0
+                inside = 0
+                let start = Terminal.monotonicSeconds()
+                for point in points {
+                    table.forEachCandidate(at: point) { geofence, _ in
+                        candidates += 1
+                        if geofence.geometry.signedDistance(to: point) <= 0 { inside += 1 }
+                    }
+                }
+                seconds.append(Terminal.monotonicSeconds() - start)
+            }
+            let median = seconds.sorted()[1]
+            Terminal.output(
+                "lookup          \(count.grouped) geofences over \(Int(area.eastWest / 1000)) × \(Int(area.northSouth / 1000)) km: "
+                    + "\(Int(median / Double(lookups) * 1e9)) ns per lookup (median of 3 × \(lookups.grouped)), "
+                    + "\(String(format1: Double(candidates) / Double(lookups))) candidates and "
+                    + "\(String(format1: Double(inside) / Double(lookups))) containing geofences per point; table built in "
+                    + "\(String(format1: built)) s")
+        }
+    }
+}

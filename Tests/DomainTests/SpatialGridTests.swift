@@ -1,0 +1,54 @@
+import Domain
+import Simulation
+import Testing
+
+/// The spatial index must return exactly what a scan of every geofence's box would, on tables as
+/// dense as a geofence-heavy city, with deletes and re-inserts (boxes across the antimeridian:
+/// `AntimeridianTests`).
+@Suite struct SpatialGridTests {
+    static func denseTable(seed: UInt64, count: Int, center: Coordinate) -> [Geofence] {
+        var settings = SimulationSettings()
+        settings.users = 0
+        settings.geofences = count
+        settings.seed = seed
+        settings.cityCenter = center
+        settings.cityArea = CityArea(eastWest: 13_000, northSouth: 10_000)
+        settings.circleRadius = 50...300
+        settings.squareHalfSide = 50...300
+        return FleetSimulator(settings: settings).geofences
+    }
+
+    static func candidates(_ table: GeofenceTable, at point: Coordinate) -> Set<GeofenceID> {
+        var found = Set<GeofenceID>()
+        table.forEachCandidate(at: point) { geofence, _ in
+            #expect(found.insert(geofence.id).inserted, "a geofence is listed once per lookup")
+        }
+        return found
+    }
+
+    @Test(arguments: [
+        (UInt64(1), Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)),
+        (UInt64(2), Coordinate(latitudeE7: -336_000_000, longitudeE7: -706_000_000)),  // south and west of 0°
+    ])
+    func candidatesEqualABruteForceScan(seed: UInt64, center: Coordinate) {
+        var geofences = Self.denseTable(seed: seed, count: 3_000, center: center)
+        var table = GeofenceTable(geofences)
+        // Deletes and re-inserts move slots around.
+        for index in stride(from: 0, to: geofences.count, by: 7) { table.remove(geofences[index].id) }
+        for index in stride(from: 0, to: geofences.count, by: 14) { table.upsert(geofences[index]) }
+        geofences = table.all
+        var random = SeededRandom(seed: seed)
+        var checked = 0
+        for _ in 0..<2_000 {
+            // Points near geofences, to hit edges and overlaps, and anywhere in the city.
+            let anchor = geofences[Int.random(in: 0..<geofences.count, using: &random)].geometry.boundingBox
+            let latitudeE7 = Int32.random(in: (anchor.minLatE7 - 3_000)...(anchor.maxLatE7 + 3_000), using: &random)
+            let longitudeE7 = Int32.random(in: (anchor.minLngE7 - 3_000)...(anchor.maxLngE7 + 3_000), using: &random)
+            let point = Coordinate(latitudeE7: latitudeE7, longitudeE7: longitudeE7)
+            let expected = Set(geofences.filter { $0.geometry.boundingBox.contains(point) }.map(\.id))
+            #expect(Self.candidates(table, at: point) == expected)
+            checked += expected.count
+        }
+        #expect(checked > 2_000, "the points fall inside geofences")
+    }
+}
