@@ -321,7 +321,7 @@ import Testing
                                                                              timeout: .zero)
         }
         // CRC-32("a") = 0xE8B7BE43: partition 3 of 4, whoever produces it.
-        #expect(KeyPartitioner.crc32(Array("a".utf8)) == 0xE8B7_BE43)
+        #expect(CRC32KeyPartitioner.crc32(Array("a".utf8)) == 0xE8B7_BE43)
         #expect(try broker.append(topic: "new", key: Array("a".utf8), value: nil).partition == 3)
         try sink.produce(topic: "new", key: Array("a".utf8), value: nil)
         try sink.commit(timeout: .seconds(1))

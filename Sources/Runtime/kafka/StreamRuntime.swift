@@ -26,7 +26,7 @@ public final class StreamRuntime {
     var consumer: (any InputLog)!
     var commandsReader: (any PartitionReader)!
     var endProbe: (any PartitionReader)!
-    var foldThreads: FoldThreads!
+    var foldThreads: ForkJoinThreads!
     /// Counts polls: inputs remember the round that took them (see `StreamMerge`).
     var pollRound: UInt64 = 0
     var geofenceFeed: GeofenceFeed!
@@ -100,7 +100,7 @@ public final class StreamRuntime {
         committer = try TransactionCommitter(
             broker: broker, configuration: options.kafka.settingDefault("linger.ms", "1"),
             transactionalId: options.transactionalId, topics: options.topics, clock: clock, log: log)
-        foldThreads = FoldThreads(count: options.threads)
+        foldThreads = ForkJoinThreads(count: max(1, options.threads))
 
         // A broker holds a fetch that finds nothing for up to fetch.wait.max.ms. Kafka answers early
         // when data arrives; librdkafka's mock (the dev broker) does not, so its default 500 ms would be

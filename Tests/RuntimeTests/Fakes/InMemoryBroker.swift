@@ -79,7 +79,7 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
     }
 
     /// Appends a record outside any transaction (visible at once), as a plain producer would.
-    /// `partition` nil: chosen from the key (``KeyPartitioner``). `timestamp` nil: the clock's now.
+    /// `partition` nil: chosen from the key (``CRC32KeyPartitioner``). `timestamp` nil: the clock's now.
     /// - Returns: the record's offset.
     @discardableResult
     func append(topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8]?,
@@ -211,7 +211,7 @@ extension InMemoryBroker {
             guard let logs = topics[topic] else {
                 throw KafkaError(code: .unknownTopicOrPartition, message: "unknown topic \(topic)")
             }
-            let chosen = partition ?? KeyPartitioner.partition(forKey: key, partitionCount: logs.count)
+            let chosen = partition ?? CRC32KeyPartitioner.partition(forKey: key, partitionCount: logs.count)
             guard chosen >= 0, Int(chosen) < logs.count else {
                 throw KafkaError(code: .unknownPartition, message: "\(topic) has no partition \(chosen)")
             }

@@ -29,7 +29,7 @@ struct InMemoryPartitionLog {
 /// Chooses a partition from a key as librdkafka's `consistent` partitioner does: CRC-32 (IEEE) of
 /// the key bytes modulo the partition count; a null key hashes as empty, so it lands on partition 0.
 /// For non-null keys this is also what librdkafka's default (`consistent_random`) picks.
-enum KeyPartitioner {
+enum CRC32KeyPartitioner {
     static func partition(forKey key: [UInt8]?, partitionCount: Int) -> Int32 {
         Int32(crc32(key ?? []) % UInt32(partitionCount))
     }

@@ -22,7 +22,7 @@ final class InMemoryTransactionalSink: TransactionalSink, Sendable {
         try broker.withState { try $0.begin(sink: sinkID) }
     }
 
-    /// `partition` nil: ``KeyPartitioner`` (CRC-32 of the key, as librdkafka's `consistent`).
+    /// `partition` nil: ``CRC32KeyPartitioner`` (CRC-32 of the key, as librdkafka's `consistent`).
     func produce(topic: String, partition: Int32?, key: UnsafeRawBufferPointer?,
                  value: UnsafeRawBufferPointer?) throws
     {
