@@ -22,10 +22,10 @@ tripstream=.build/debug/tripstream
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== replay: the bundled real sample, twice, byte-identical, events valid" >&2
+echo "== replay: the bundled real sample, on 1 and on 2 threads, byte-identical, events valid" >&2
 for run in 1 2; do
-    "$tripstream" replay --quiet --geofences samples/porto/geofences.ndjson --commands samples/porto/commands.ndjson \
-        --fixes samples/porto/fixes.ndjson.lz4 --out "$work/replay-$run"
+    "$tripstream" replay --quiet --threads "$run" --geofences samples/porto/geofences.ndjson \
+        --commands samples/porto/commands.ndjson --fixes samples/porto/fixes.ndjson.lz4 --out "$work/replay-$run"
 done
 for file in events eta dead-letters; do cmp "$work/replay-1/$file.ndjson" "$work/replay-2/$file.ndjson"; done
 test -s "$work/replay-1/events.ndjson"

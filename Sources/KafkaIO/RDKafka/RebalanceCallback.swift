@@ -13,7 +13,8 @@ func kafkaRebalanceCallback(
 ) {
     guard let client, let opaque else { return }
     let context = Unmanaged<ConsumerContext>.fromOpaque(opaque).takeUnretainedValue()
-    let cooperative = String(cString: rd_kafka_rebalance_protocol(client)) == "COOPERATIVE"
+    // NULL while the consumer is not (or no longer) in a group, e.g. when closing.
+    let cooperative = rd_kafka_rebalance_protocol(client).map { String(cString: $0) } == "COOPERATIVE"
     let list = TopicPartitionList.partitions(of: partitions).sorted()
     var failure: KafkaError?
 
