@@ -293,6 +293,11 @@ public final class StreamRuntime {
 
     func updateLag() {
         lastLagCheck = clock.monotonic()
+        for partition in owners.keys.sorted() where owners[partition]!.merge.waiting(now: lastLagCheck) > 10 {
+            if let why = owners[partition]!.merge.waitDescription(now: lastLagCheck) {
+                log("warning: partition \(partition) folds nothing: \(why)")
+            }
+        }
         var lag: [Int32: Int64] = [:]
         for (partition, owner) in owners {
             if let marks = try? consumer.watermarks(topic: options.topics.locations, partition: partition,

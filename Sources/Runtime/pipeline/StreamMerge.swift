@@ -152,6 +152,17 @@ struct StreamMerge {
         }
     }
 
+    /// Why the heads wait, for a warning when they wait long: nil when nothing is pending.
+    func waitDescription(now: Double) -> String? {
+        guard pendingCount > 0 else { return nil }
+        return "\(pendingFixes) fixes and \(pendingCount - pendingFixes) commands pending for \(Int(now - lastProgress)) s; "
+            + "fixes fetched to \(nextFetchFixes) (broker end \(fixesKnownEnd), confirmed round \(fixesEndConfirmed), heard \(fixesHeard)), "
+            + "commands fetched to \(nextFetchCommands) (broker end \(commandsKnownEnd), confirmed round \(commandsEndConfirmed), heard \(commandsHeard))"
+    }
+
+    /// Seconds since the merge last moved on or had nothing pending.
+    func waiting(now: Double) -> Double { now - lastProgress }
+
     /// Time the caller spent blocked (waiting on a commit) is not time the other stream stayed silent.
     mutating func excuse(_ seconds: Double) { lastProgress += seconds }
 
