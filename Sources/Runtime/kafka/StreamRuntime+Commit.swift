@@ -124,6 +124,7 @@ extension StreamRuntime {
             let locations = TopicPartition(topic: options.topics.locations, partition: partition)
             do {
                 try rewind(owner, locations: locations)
+                soughtSincePoll.insert(partition)
                 log("partition \(partition) rewound to fixes \(owner.hasCheckpoint ? "\(owner.locationsOffset)" : "the group's offset") and commands \(owner.hasCheckpoint ? "\(owner.commandsOffset)" : "from the beginning")")
             } catch {
                 // The consumer may be giving the partition up (a lost assignment being rejoined): its

@@ -5,10 +5,8 @@ import KafkaIO
 /// hand over on revocation after committing what was folded.
 extension StreamRuntime {
     /// Applies the rebalance events of the last poll.
-    /// - Returns: partitions assigned and sought just now (records fetched for them before the seek
-    ///   are stale; the seek fetches them again).
-    func handleRebalance() throws -> Set<Int32> {
-        var soughtNow = Set<Int32>()
+    /// Partitions sought here are added to `soughtSincePoll`.
+    func handleRebalance() throws {
         for event in consumer.takeRebalanceEvents() {
             switch event {
             case let .revoked(partitions):
@@ -50,7 +48,7 @@ extension StreamRuntime {
                     if owner.hasCheckpoint {
                         try consumer.seek([TopicPartitionOffset(
                             topic: options.topics.locations, partition: partition, offset: owner.locationsOffset)])
-                        soughtNow.insert(partition)
+                        soughtSincePoll.insert(partition)
                     }
                     try commandsReader.add([(TopicPartition(topic: options.topics.tripCommands, partition: partition),
                                              owner.hasCheckpoint ? .offset(owner.commandsOffset) : .beginning)])
@@ -67,7 +65,6 @@ extension StreamRuntime {
             reportedOwnedPartitions = owners.count
             metrics.update { $0.ownedPartitions = owners.count }
         }
-        return soughtNow
     }
 
     func retire(_ partition: Int32) {

@@ -31,6 +31,9 @@ public final class StreamRuntime {
     var pollRound: UInt64 = 0
     var geofenceFeed: GeofenceFeed!
     var owners: [Int32: PartitionOwner] = [:]
+    /// Partitions sought (assigned from a checkpoint, or rebuilt) since this round's poll: the
+    /// records it fetched for them predate the seek, which fetches them again.
+    var soughtSincePoll = Set<Int32>()
     /// Outputs of no input partition (the geofence table's dead letters), for the next seal.
     var sharedOutput = OutputBatch(newlineSeparated: false)
     /// Counters of partitions given up, so totals survive rebalances.
@@ -185,10 +188,11 @@ public final class StreamRuntime {
 
     func step() throws {
         pollRound += 1
+        soughtSincePoll.removeAll()
         let records = try consumer.poll(maxRecords: options.maxPollRecords, timeout: .milliseconds(20))
-        let justAssigned = try handleRebalance()
+        try handleRebalance()
         for record in records {
-            guard !justAssigned.contains(record.partition) else { continue }  // fetched before the seek
+            guard !soughtSincePoll.contains(record.partition) else { continue }  // fetched before the seek
             owners[record.partition]?.take(fix: record, round: pollRound)
         }
         if !owners.isEmpty {
