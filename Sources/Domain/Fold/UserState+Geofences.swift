@@ -32,21 +32,19 @@ extension UserState {
             index += 1
         }
 
-        var entered: [(geofence: Geofence, slot: Int32)] = []
+        var entered: [(id: GeofenceID, slot: Int32)] = []
         let presences = self.presences
-        context.geofences.forEachCandidate(at: position) { geofence, slot in
-            guard geofence.enabled, !presences.contains(where: { $0.geofenceID == geofence.id }) else { return }
-            let distance = geofence.geometry.signedDistance(to: position)
-            if Self.entersArea(
-                signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
-                settings: settings)
-            {
-                entered.append((geofence, slot))
+        // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0).
+        context.geofences.forEachContaining(position) { id, slot, distance, radius in
+            guard !presences.contains(where: { $0.geofenceID == id }) else { return }
+            if Self.entersArea(signedDistance: distance, accuracy: accuracy, radius: radius, settings: settings) {
+                entered.append((id, slot))
             }
         }
         guard !entered.isEmpty else { return }
-        entered.sort { $0.geofence.id < $1.geofence.id }  // the index's order depends on upsert history; ids do not
-        for (geofence, slot) in entered {
+        entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
+        for (_, slot) in entered {
+            guard let geofence = context.geofences.geofence(atSlot: slot) else { continue }
             visitCount &+= 1
             let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
             let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
