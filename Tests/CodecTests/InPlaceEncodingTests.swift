@@ -17,17 +17,18 @@ struct InPlaceEncodingTests {
     /// The layouts through the 2 KiB scratch writer (no reservation), and through in-place writing
     /// with a reservation far too small (every flush path).
     func scratchBytes(_ event: Event, at time: UnixMillis, reserving: Int?) -> (event: [UInt8], eta: [UInt8]) {
+        var event = event
         var eventBytes: [UInt8] = Array("x".utf8)
         var etaBytes: [UInt8] = []
         if let reserving {
-            JSONWriter.append(to: &eventBytes, reserving: reserving) { $0.event(event, actualCreatedAt: time) }
+            JSONWriter.append(to: &eventBytes, reserving: reserving) { $0.event(&event, actualCreatedAt: time) }
             if let trip = event.trip {
                 JSONWriter.append(to: &etaBytes, reserving: reserving) {
                     $0.etaRecord(event, trip: trip, actualCreatedAt: time)
                 }
             }
         } else {
-            JSONWriter.append(to: &eventBytes) { $0.event(event, actualCreatedAt: time) }
+            JSONWriter.append(to: &eventBytes) { $0.event(&event, actualCreatedAt: time) }
             if let trip = event.trip {
                 JSONWriter.append(to: &etaBytes) { $0.etaRecord(event, trip: trip, actualCreatedAt: time) }
             }
@@ -83,6 +84,29 @@ struct InPlaceEncodingTests {
                 random.next() % 4 == 0 ? .enteredGeofence : .updatedTrip, UInt32(n),
                 geofence: random.next() % 3 == 0 ? geofence : nil, trip: random.next() % 5 == 0 ? nil : trip)
             expectSameBytes(event, at: Fixtures.processedAt)
+        }
+    }
+
+    /// Geofence JSON from `GeofenceFragments` is what encoding it per event writes, also after an
+    /// upsert replaced a geofence by a new object with the same id, and after the cache empties.
+    @Test func geofenceFragmentsWriteTheSameBytes() {
+        var fragments = GeofenceFragments(capacity: 3)
+        for n in 0..<40 {
+            let geofence = Geofence(
+                tag: "g", externalId: "g-\(n % 5)", description: "desc \(n / 7) \u{1}\"",
+                shape: n % 4 == 0
+                    ? .polygon(rings: [[Coordinate(latitudeE7: 0, longitudeE7: 0), Coordinate(latitudeE7: 10, longitudeE7: 0),
+                                         Coordinate(latitudeE7: 10, longitudeE7: 10), Coordinate(latitudeE7: 0, longitudeE7: 0)]])
+                    : .circle(center: Coordinate(latitudeE7: 1, longitudeE7: 2), radius: Double(n % 30) + 0.25),
+                metadata: n % 2 == 0 ? RawJSON("{\"n\":\(n)}") : nil, enabled: n % 3 != 0,
+                dwellThreshold: n % 6 == 0 ? n : nil)
+            for _ in 0..<2 {  // the second time from the cache
+                var event = Fixtures.event(.enteredGeofence, UInt32(n), geofence: geofence)
+                var expected: [UInt8] = [], actual: [UInt8] = []
+                EventEncoder.encode(event, actualCreatedAt: 9, into: &expected)
+                EventEncoder.encode(inPlace: &event, actualCreatedAt: 9, fragments: &fragments, into: &actual)
+                #expect(actual == expected)
+            }
         }
     }
 

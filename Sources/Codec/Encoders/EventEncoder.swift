@@ -13,8 +13,31 @@ import Domain
 public enum EventEncoder {
     /// Appends one event (no newline) to `buffer`.
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) {
+        var event = event
         JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event)) { w in
-            w.event(event, actualCreatedAt: actualCreatedAt)
+            w.event(&event, actualCreatedAt: actualCreatedAt)
+        }
+    }
+
+    /// As `encode(_:actualCreatedAt:into:)`, the geofence's JSON taken from `fragments` (the same
+    /// bytes, encoded once per geofence).
+    ///
+    /// The event is taken `inout` only to be read in place (it is not changed): an `Event` passed by
+    /// value out of an array's storage is copied first, a retain and a release of each reference it
+    /// holds, for every event.
+    public static func encode(inPlace event: inout Event, actualCreatedAt: UnixMillis,
+                              fragments: inout GeofenceFragments, into buffer: inout [UInt8])
+    {
+        guard let geofence = event.geofence else {
+            JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event)) { w in
+                w.event(&event, actualCreatedAt: actualCreatedAt)
+            }
+            return
+        }
+        fragments.withJSON(for: geofence) { json in
+            JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event, geofenceJSON: json.count)) { w in
+                w.event(&event, actualCreatedAt: actualCreatedAt, geofenceJSON: json)
+            }
         }
     }
 

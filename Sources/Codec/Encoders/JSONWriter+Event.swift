@@ -4,7 +4,10 @@ import Domain
 
 extension JSONWriter {
     /// One event (`EventEncoder`'s layout).
-    mutating func event(_ event: Event, actualCreatedAt: UnixMillis) {
+    /// - Parameter geofenceJSON: what `geofence(event.geofence)` writes, if already encoded
+    ///   (`GeofenceFragments`); nil: encode it here.
+    /// - Note: `event` is `inout` only to be read in place, without a copy; it is not changed.
+    mutating func event(_ event: inout Event, actualCreatedAt: UnixMillis, geofenceJSON: UnsafeRawBufferPointer? = nil) {
         raw("{\"_id\":")
         eventID(event.id)
         eventType(event.type)
@@ -26,7 +29,7 @@ extension JSONWriter {
         byte(UInt8(ascii: "}"))
         if let geofence = event.geofence {
             raw(",\"geofence\":")
-            self.geofence(geofence)
+            if let geofenceJSON { append(geofenceJSON) } else { self.geofence(geofence) }
         }
         if let duration = event.durationSeconds {
             raw(",\"duration\":")
@@ -94,6 +97,15 @@ extension JSONWriter {
         if let g = event.geofence {
             n &+= maxBytes(g.tag) &+ maxBytes(g.externalId) &+ maxBytes(g.description) &+ maxBytes(g.metadata)
         }
+        if let plan = event.trip?.plan { n &+= maxPlanBytes(plan) }
+        return n
+    }
+
+    /// The same with the geofence already encoded, in `geofenceJSON` bytes.
+    @inline(__always)
+    static func maxEventBytes(_ event: Event, geofenceJSON: Int) -> Int {
+        var n = eventFixedBytes &+ geofenceJSON &+ maxBytes(event.userId) &+ maxBytes(event.deviceId)
+            &+ maxBytes(event.userMetadata)
         if let plan = event.trip?.plan { n &+= maxPlanBytes(plan) }
         return n
     }

@@ -1,12 +1,63 @@
 /// Geofence entry, exit and dwell: accuracy-aware, with hysteresis at the edge.
 extension UserState {
+    /// A geofence holding the fix, as `GeofenceTable.forEachContaining` reports it.
+    private struct Holding {
+        var id: GeofenceID
+        var slot: Int32
+        var signedDistance: Double
+        var radius: Double
+    }
+
+    /// Geofences holding one fix that are kept on the stack; more (a rare pile-up) fall back to one
+    /// lookup per presence.
+    private static let holdingCapacity = 64
+
     mutating func updateGeofences(
         at position: Coordinate, accuracy: Double, time: UnixMillis, context: FoldContext, events: inout [Event]
+    ) {
+        // One spatial lookup per fix: the geofences holding it, with their signed distances (the
+        // exact values `signedDistance` gives). A presence among them is tested from that, without
+        // a lookup by id, a touch of the geofence object and a cosine of its own; the entries come
+        // from the same list.
+        withUnsafeTemporaryAllocation(of: Holding.self, capacity: Self.holdingCapacity) { buffer in
+            var count = 0
+            var complete = true
+            context.geofences.forEachContaining(position) { id, slot, distance, radius in
+                guard count < buffer.count else {
+                    complete = false
+                    return
+                }
+                buffer.initializeElement(at: count, to: Holding(id: id, slot: slot, signedDistance: distance,
+                                                                radius: radius))
+                count += 1
+            }
+            let holding = UnsafeBufferPointer(rebasing: buffer[0..<count])
+            updateGeofences(at: position, accuracy: accuracy, time: time, context: context,
+                            holding: complete ? holding : nil, events: &events)
+        }
+    }
+
+    /// - Parameter holding: the geofences holding `position` (all of them), or nil: look them up.
+    private mutating func updateGeofences(
+        at position: Coordinate, accuracy: Double, time: UnixMillis, context: FoldContext,
+        holding: UnsafeBufferPointer<Holding>?, events: inout [Event]
     ) {
         let settings = context.settings
         var index = 0
         while index < presences.count {
             let presence = presences[index]
+            if let holding, let held = holding.first(where: { $0.id == presence.geofenceID }) {
+                // Enabled and in the table (the lookup reports nothing else): only the distance decides.
+                if Self.leavesArea(signedDistance: held.signedDistance, accuracy: accuracy, radius: held.radius,
+                                   settings: settings),
+                    let geofence = context.geofences.geofence(atSlot: held.slot)
+                {
+                    exit(presenceAt: index, geofence, at: time, context: context, events: &events)
+                    continue
+                }
+                index += 1
+                continue
+            }
             // The hint is not written back: presences are shared with the checkpoints, and a write
             // would copy the array. A stale hint (after a restore) costs one lookup by id.
             var hint = presence.slotHint
@@ -19,34 +70,30 @@ extension UserState {
                 signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
                 settings: settings)
             {
-                var event = makeEvent(.exitedGeofence, at: time, context: context) {
-                    $0.combine(presence.geofenceID.rawValue)
-                    $0.combine(UInt64(presence.visitOrdinal))
-                }
-                event.geofence = geofence
-                event.durationSeconds = Int32(clamping: (time - presence.enteredAt) / 1000)
-                events.append(event)
-                presences.remove(at: index)
+                exit(presenceAt: index, geofence, at: time, context: context, events: &events)
                 continue
             }
             index += 1
         }
 
-        var entered: [(geofence: Geofence, slot: Int32)] = []
+        var entered: [(id: GeofenceID, slot: Int32)] = []
         let presences = self.presences
-        context.geofences.forEachCandidate(at: position) { geofence, slot in
-            guard geofence.enabled, !presences.contains(where: { $0.geofenceID == geofence.id }) else { return }
-            let distance = geofence.geometry.signedDistance(to: position)
-            if Self.entersArea(
-                signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
-                settings: settings)
-            {
-                entered.append((geofence, slot))
+        // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0).
+        func consider(_ id: GeofenceID, _ slot: Int32, _ distance: Double, _ radius: Double) {
+            guard !presences.contains(where: { $0.geofenceID == id }) else { return }
+            if Self.entersArea(signedDistance: distance, accuracy: accuracy, radius: radius, settings: settings) {
+                entered.append((id, slot))
             }
         }
+        if let holding {
+            for held in holding { consider(held.id, held.slot, held.signedDistance, held.radius) }
+        } else {
+            context.geofences.forEachContaining(position, consider)
+        }
         guard !entered.isEmpty else { return }
-        entered.sort { $0.geofence.id < $1.geofence.id }  // the index's order depends on upsert history; ids do not
-        for (geofence, slot) in entered {
+        entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
+        for (_, slot) in entered {
+            guard let geofence = context.geofences.geofence(atSlot: slot) else { continue }
             visitCount &+= 1
             let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
             let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
@@ -60,6 +107,21 @@ extension UserState {
             event.geofence = geofence
             events.append(event)
         }
+    }
+
+    /// Ends the visit of `presences[index]` with a `user.exited_geofence` event.
+    private mutating func exit(presenceAt index: Int, _ geofence: Geofence, at time: UnixMillis,
+                               context: FoldContext, events: inout [Event])
+    {
+        let presence = presences[index]
+        var event = makeEvent(.exitedGeofence, at: time, context: context) {
+            $0.combine(presence.geofenceID.rawValue)
+            $0.combine(UInt64(presence.visitOrdinal))
+        }
+        event.geofence = geofence
+        event.durationSeconds = Int32(clamping: (time - presence.enteredAt) / 1000)
+        events.append(event)
+        presences.remove(at: index)
     }
 
     /// The earliest timer of this user: a dwell threshold or a trip's expiry.

@@ -67,7 +67,7 @@ public struct GeofenceTable: Sendable {
         if let slot = storage.slotByID[geofence.id.rawValue], let old = storage.slots[Int(slot)] {
             storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
             storage.slots[Int(slot)] = geofence
-            storage.grid.insert(slot: slot, box: geofence.geometry.boundingBox)
+            storage.grid.insert(slot: slot, geofence: geofence)
             return
         }
         let slot: Int32
@@ -79,7 +79,7 @@ public struct GeofenceTable: Sendable {
             storage.slots.append(geofence)
         }
         storage.slotByID[geofence.id.rawValue] = slot
-        storage.grid.insert(slot: slot, box: geofence.geometry.boundingBox)
+        storage.grid.insert(slot: slot, geofence: geofence)
     }
 
     @discardableResult
@@ -102,6 +102,22 @@ public struct GeofenceTable: Sendable {
             if let geofence = slots[Int(slot)] { body(geofence, slot) }
         }
     }
+
+    /// Every enabled geofence whose shape holds `point` (signed distance ≤ 0, the exact test of
+    /// `GeofenceGeometry.signedDistance`): its id, slot, that distance and its characteristic
+    /// radius. Circles are tested from the index's entries, without touching geofence objects.
+    public func forEachContaining(
+        _ point: Coordinate,
+        _ body: (_ id: GeofenceID, _ slot: Int32, _ signedDistance: Double, _ characteristicRadius: Double) -> Void
+    ) {
+        let storage = self.storage
+        storage.slots.withUnsafeBufferPointer { slots in
+            storage.grid.forEachContaining(point, slots: slots, body)
+        }
+    }
+
+    /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).
+    public func geofence(atSlot slot: Int32) -> Geofence? { storage.slots[Int(slot)] }
 
     /// All geofences, in id order (deterministic).
     public var all: [Geofence] {

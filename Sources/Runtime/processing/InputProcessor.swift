@@ -8,6 +8,8 @@ public struct InputProcessor: Sendable {
     public var fold: PartitionFold
     public var counters = ProcessorCounters()
     private var events: [Event] = []
+    /// Geofence JSON encoded once per geofence, not once per event.
+    private var geofenceFragments = GeofenceFragments()
 
     public init(settings: FoldSettings, history: any HistoryStore = MemoryHistoryStore()) {
         fold = PartitionFold(settings: settings, history: history)
@@ -209,10 +211,11 @@ public struct InputProcessor: Sendable {
         // retain and release every reference it holds.
         var pending: [Event] = []
         swap(&pending, &events)
-        pending.withUnsafeBufferPointer { list in
+        pending.withUnsafeMutableBufferPointer { list in
             for index in list.indices {
                 output.events.append(key: list[index].userId) {
-                    EventEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
+                    EventEncoder.encode(inPlace: &list[index], actualCreatedAt: now, fragments: &geofenceFragments,
+                                        into: &$0)
                 }
                 if list[index].type == .updatedTrip {
                     output.eta.append(key: list[index].userId) {

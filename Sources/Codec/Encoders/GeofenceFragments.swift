@@ -1,0 +1,64 @@
+import Domain
+
+/// Each geofence's JSON as events show it (`JSONWriter.geofence(_:)`: tag, externalId, description,
+/// shape, metadata …), encoded once per geofence instead of once per event. In a geofence-dense
+/// city most events carry a geofence, and escaping its strings and printing its radius cost more
+/// than the rest of the event.
+///
+/// A `Geofence` is immutable and an upsert replaces the object, so a fragment stays valid while the
+/// cache holds the very object it was made from (`===`); holding it also keeps the object's
+/// identity from being reused. Bounded: emptied when it reaches `capacity` geofences.
+public struct GeofenceFragments: Sendable {
+    /// Geofence id → entry.
+    private var index = IntegerMap(capacity: 1024)
+    /// Per entry: the geofence, held so that its identity cannot be reused while cached…
+    private var owners: [Geofence] = []
+    /// … its identity, compared without touching the object …
+    private var identities: [ObjectIdentifier] = []
+    /// … and where its JSON sits in `bytes`.
+    private var ranges: [Range<Int>] = []
+    private var bytes: [UInt8] = []
+    public let capacity: Int
+
+    /// - Parameter capacity: geofences kept before the cache is emptied. Default: 100,000.
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(capacity, 1)
+    }
+
+    /// Calls `body` with the bytes `JSONWriter.geofence(geofence)` writes, valid only during the call.
+    @inline(__always)
+    public mutating func withJSON<R>(for geofence: Geofence, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let range = ranges[entry(for: geofence)]
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
+    private mutating func entry(for geofence: Geofence) -> Int {
+        if let found = index[geofence.id.rawValue] {
+            let entry = Int(found)
+            if identities[entry] == ObjectIdentifier(geofence) { return entry }
+            // Replaced by an upsert: encode the new object (the old bytes stay until the cache empties).
+            owners[entry] = geofence
+            identities[entry] = ObjectIdentifier(geofence)
+            ranges[entry] = append(geofence)
+            return entry
+        }
+        if owners.count >= capacity || bytes.count >= capacity &* 1024 {
+            index = IntegerMap(capacity: 1024)
+            owners.removeAll(keepingCapacity: true)
+            identities.removeAll(keepingCapacity: true)
+            ranges.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+        }
+        index[geofence.id.rawValue] = Int32(owners.count)
+        owners.append(geofence)
+        identities.append(ObjectIdentifier(geofence))
+        ranges.append(append(geofence))
+        return owners.count - 1
+    }
+
+    private mutating func append(_ geofence: Geofence) -> Range<Int> {
+        let start = bytes.count
+        JSONWriter.append(to: &bytes) { $0.geofence(geofence) }
+        return start..<bytes.count
+    }
+}
