@@ -7,7 +7,9 @@ import Domain
 ///
 /// A `Geofence` is immutable and an upsert replaces the object, so a fragment stays valid while the
 /// cache holds the very object it was made from (`===`); holding it also keeps the object's
-/// identity from being reused. Bounded: emptied when it reaches `capacity` geofences.
+/// identity from being reused. Bounded: emptied when it reaches `capacity` geofences or
+/// `capacity` × 256 bytes of JSON (one cache per partition: an instance owning 12 partitions holds
+/// at most 12 of them, about 60 MB at the default).
 public struct GeofenceFragments: Sendable {
     /// Geofence id → entry.
     private var index = IntegerMap(capacity: 1024)
@@ -20,8 +22,8 @@ public struct GeofenceFragments: Sendable {
     private var bytes: [UInt8] = []
     public let capacity: Int
 
-    /// - Parameter capacity: geofences kept before the cache is emptied. Default: 100,000.
-    public init(capacity: Int = 100_000) {
+    /// - Parameter capacity: geofences kept before the cache is emptied. Default: 20,000.
+    public init(capacity: Int = 20_000) {
         self.capacity = max(capacity, 1)
     }
 
@@ -42,7 +44,7 @@ public struct GeofenceFragments: Sendable {
             ranges[entry] = append(geofence)
             return entry
         }
-        if owners.count >= capacity || bytes.count >= capacity &* 1024 {
+        if owners.count >= capacity || bytes.count >= capacity &* 256 {
             index = IntegerMap(capacity: 1024)
             owners.removeAll(keepingCapacity: true)
             identities.removeAll(keepingCapacity: true)
