@@ -58,7 +58,7 @@ extension StreamRuntime {
         let dirty = owners.keys.sorted().compactMap { owners[$0]!.dirty ? owners[$0]! : nil }
         let geofences = geofenceFeed.table
         let now = clock.now()
-        let batches = SealedSlots(count: dirty.count)
+        let batches = RoundResults<PartitionBatch>(count: dirty.count)
         foldThreads.run(items: dirty.count) { index in
             batches.store(dirty[index].seal(geofences: geofences, now: now), at: index)
         }
@@ -117,20 +117,38 @@ extension StreamRuntime {
     /// After an aborted transaction the in-memory state is ahead of what Kafka holds: rebuild every
     /// owned partition from its snapshot and changelog and seek the inputs back.
     func rebuildOwnedPartitions() throws {
-        for partition in owners.keys.sorted() {
-            retire(partition)
-            let owner = try restore(partition)
+        let partitions = owners.keys.sorted()
+        for partition in partitions { retire(partition) }
+        for (partition, owner) in try restore(partitions) {
             owners[partition] = owner
             let locations = TopicPartition(topic: options.topics.locations, partition: partition)
-            do {
-                try rewind(owner, locations: locations)
-                soughtSincePoll.insert(partition)
-                log("partition \(partition) rewound to fixes \(owner.hasCheckpoint ? "\(owner.locationsOffset)" : "the group's offset") and commands \(owner.hasCheckpoint ? "\(owner.commandsOffset)" : "from the beginning")")
-            } catch {
-                // The consumer may be giving the partition up (a lost assignment being rejoined): its
-                // next assignment restores and seeks it again.
-                log("warning: partition \(partition) not rewound now (\(error)); its next assignment will")
+            seek(owner)
+        }
+    }
+
+    /// Seeks a restored partition's inputs to what its state covers. On failure (the consumer may be
+    /// giving the partition up, a lost assignment being rejoined) it is retried every round until it
+    /// succeeds or the partition is gone, and its records are dropped meanwhile.
+    func seek(_ owner: PartitionOwner) {
+        let partition = owner.partition
+        do {
+            try rewind(owner, locations: TopicPartition(topic: options.topics.locations, partition: partition))
+            soughtSincePoll.insert(partition)
+            if unsought.remove(partition) != nil { log("partition \(partition) sought now") }
+        } catch {
+            if unsought.insert(partition).inserted {
+                log("warning: partition \(partition) not sought now (\(error)); retrying every round")
             }
+        }
+    }
+
+    func retrySeeks() {
+        for partition in unsought.sorted() {
+            guard let owner = owners[partition] else {
+                unsought.remove(partition)
+                continue
+            }
+            seek(owner)
         }
     }
 

@@ -38,20 +38,15 @@ extension StreamRuntime {
             case let .assigned(partitions):
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition).sorted()
                 guard !mine.isEmpty else { continue }
-                for partition in mine {
-                    if owners[partition] != nil {  // assigned again without a hand-over
-                        try applyOutcome(waiting: true)
-                        retire(partition)
-                    }
-                    let owner = try restore(partition)
+                for partition in mine where owners[partition] != nil {  // assigned again without a hand-over
+                    try applyOutcome(waiting: true)
+                    retire(partition)
+                }
+                for (partition, owner) in try restore(mine) {
                     owners[partition] = owner
-                    if owner.hasCheckpoint {
-                        try consumer.seek([TopicPartitionOffset(
-                            topic: options.topics.locations, partition: partition, offset: owner.locationsOffset)])
-                        soughtSincePoll.insert(partition)
-                    }
                     try commandsReader.add([(TopicPartition(topic: options.topics.tripCommands, partition: partition),
                                              owner.hasCheckpoint ? .offset(owner.commandsOffset) : .beginning)])
+                    if owner.hasCheckpoint { seek(owner) }
                 }
                 metrics.update { $0.groupLost = false }
                 let resumed = mine.map { owners[$0]!.hasCheckpoint ? "\($0) at \(owners[$0]!.locationsOffset)/\(owners[$0]!.commandsOffset)" : "\($0)" }
@@ -75,6 +70,7 @@ extension StreamRuntime {
         retiredProcessor.add(owner.processor.counters)
         retiredForcedMerges += owner.merge.forcedMerges
         retiredCorruptSegments += owner.history.corruptSegments
+        unsought.remove(partition)
         if owner.paused {
             // A partition taken again starts unpaused.
             try? consumer.resume([TopicPartition(topic: options.topics.locations, partition: partition)])
@@ -88,7 +84,31 @@ extension StreamRuntime {
     /// The RocksDB directory of a partition's history segments.
     func historyDirectory(_ partition: Int32) -> String { snapshotDirectory + "/partition-\(partition).history" }
 
-    /// Rebuilds a partition's state: the local snapshot, then the changelog after it.
+    /// Restores partitions side by side on the fold threads (each reads its own changelog partition
+    /// and RocksDB): a rebalance that hands over many partitions waits for the slowest, not the sum.
+    func restore(_ partitions: [Int32]) throws -> [(Int32, PartitionOwner)] {
+        let runtime = RoundLoan(value: self)
+        let results = RoundResults<Result<PartitionOwner, any Error>>(count: partitions.count)
+        foldThreads.run(items: partitions.count) { index in
+            results.store(Result { try runtime.value.restore(partitions[index]) }, at: index)
+        }
+        var restored: [(Int32, PartitionOwner)] = []
+        var failure: (any Error)?
+        for (partition, result) in zip(partitions, results.take()) {
+            switch result {
+            case let .success(owner): restored.append((partition, owner))
+            case let .failure(error): failure = failure ?? error
+            }
+        }
+        if let failure {
+            for (_, owner) in restored { owner.history.close() }
+            throw failure
+        }
+        return restored
+    }
+
+    /// Rebuilds a partition's state: the local snapshot, then the changelog after it. Runs on a fold
+    /// thread: it reads the runtime's settings and geofence table, and changes nothing of it.
     func restore(_ partition: Int32) throws -> PartitionOwner {
         metrics.update { $0.restoresInProgress += 1 }
         defer { metrics.update { $0.restoresInProgress -= 1 } }

@@ -34,6 +34,9 @@ public final class StreamRuntime {
     /// Partitions sought (assigned from a checkpoint, or rebuilt) since this round's poll: the
     /// records it fetched for them predate the seek, which fetches them again.
     var soughtSincePoll = Set<Int32>()
+    /// Owned partitions whose seek failed (the consumer was changing its assignment): retried every
+    /// round, their records dropped until it succeeds.
+    var unsought = Set<Int32>()
     /// Outputs of no input partition (the geofence table's dead letters), for the next seal.
     var sharedOutput = OutputBatch(newlineSeparated: false)
     /// Counters of partitions given up, so totals survive rebalances.
@@ -191,8 +194,10 @@ public final class StreamRuntime {
         soughtSincePoll.removeAll()
         let records = try consumer.poll(maxRecords: options.maxPollRecords, timeout: .milliseconds(20))
         try handleRebalance()
+        retrySeeks()
         for record in records {
-            guard !soughtSincePoll.contains(record.partition) else { continue }  // fetched before the seek
+            // Fetched before the seek (which fetches them again), or from where the seek has yet to move.
+            guard !soughtSincePoll.contains(record.partition), !unsought.contains(record.partition) else { continue }
             owners[record.partition]?.take(fix: record, round: pollRound)
         }
         if !owners.isEmpty {

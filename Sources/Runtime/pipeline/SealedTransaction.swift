@@ -47,17 +47,3 @@ enum CommitOutcome: Sendable {
     /// The producer cannot go on (fenced by a newer instance, or a fatal client error).
     case fatal(KafkaError)
 }
-
-/// Results of a round, one slot per item, each written by the one thread its item ran on.
-final class SealedSlots: @unchecked Sendable {
-    // Unchecked: slots are disjoint per item, and `take` runs after the round joined.
-    private var slots: [PartitionBatch?]
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func store(_ batch: PartitionBatch, at index: Int) {
-        slots.withUnsafeMutableBufferPointer { $0[index] = batch }
-    }
-
-    func take() -> [PartitionBatch] { slots.map { $0! } }
-}

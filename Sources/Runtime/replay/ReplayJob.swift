@@ -187,7 +187,9 @@ public enum ReplayJob {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ReplayError("\(path) exists and is not a directory") }
             return
         }
-        guard mkdir(path, 0o755) == 0 else {
+        // Another thread (partitions restored side by side) may have just made it.
+        guard mkdir(path, 0o755) == 0 || (errno == EEXIST && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
+        else {
             throw ReplayError("cannot create output directory \(path): \(String(cString: strerror(errno)))")
         }
     }
