@@ -30,6 +30,8 @@ done
 for file in events eta dead-letters; do cmp "$work/replay-1/$file.ndjson" "$work/replay-2/$file.ndjson"; done
 test -s "$work/replay-1/events.ndjson"
 python3 schemas/validate.py event "$work/replay-1/events.ndjson"
+echo "== diff: the same replay on 1 and 2 threads has no difference" >&2
+"$tripstream" diff "$work/replay-1" "$work/replay-2" --show 0 >/dev/null
 python3 schemas/validate.py eta-update "$work/replay-1/eta.ndjson"
 
 echo "== replay: a simulated fleet with offline replays and duplicates, events valid" >&2
@@ -37,6 +39,14 @@ echo "== replay: a simulated fleet with offline replays and duplicates, events v
 "$tripstream" replay --quiet -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
     --out "$work/sim-out"
 python3 schemas/validate.py event "$work/sim-out/events.ndjson"
+echo "== diff: a what-if replay of the fleet with a 1 min replay horizon differs, and says how" >&2
+"$tripstream" replay --quiet --replay-horizon 1m -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" \
+    -f "$work/sim/fixes.ndjson" --out "$work/sim-what-if"
+if "$tripstream" diff "$work/sim-out" "$work/sim-what-if" --show 0 >"$work/diff.txt"; then
+    echo "diff found no difference between a 6 h and a 1 min replay horizon" >&2
+    exit 1
+fi
+grep -q '^user\.' "$work/diff.txt"
 
 if [ -d ../shared/data/real-trajectories ]; then
     echo "== real trajectories: arrival and ETA targets" >&2

@@ -1,0 +1,126 @@
+import Codec
+import Domain
+import LZ4IO
+
+/// What changed between two runs' events (`tripstream diff`): each run's events upserted by `_id`
+/// (the latest publication wins, a retraction removes), then matched by `_id`: added, removed,
+/// changed. Processing time and how an event was delivered (live, late, corrected) are not content.
+public struct EventDiff: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case added, removed, changed
+    }
+
+    /// Counts by kind, for one group of events.
+    public struct Counts: Sendable, Equatable {
+        public var added = 0
+        public var removed = 0
+        public var changed = 0
+        public var total: Int { added + removed + changed }
+
+        public init(added: Int = 0, removed: Int = 0, changed: Int = 0) {
+            self.added = added
+            self.removed = removed
+            self.changed = changed
+        }
+
+        mutating func count(_ kind: Kind) {
+            switch kind {
+            case .added: added += 1
+            case .removed: removed += 1
+            case .changed: changed += 1
+            }
+        }
+    }
+
+    /// One difference, with the event as each run has it (JSON, nil where absent).
+    public struct Change: Sendable {
+        public var kind: Kind
+        public var id: EventID
+        public var type: EventType
+        public var userId: String
+        /// `tag/externalId` of the event's geofence, if it has one.
+        public var geofence: String?
+        public var before: String?
+        public var after: String?
+    }
+
+    /// Events in each run (after upserting).
+    public var eventsBefore = 0
+    public var eventsAfter = 0
+    public var counts = Counts()
+    public var byType: [EventType: Counts] = [:]
+    public var byGeofence: [String: Counts] = [:]
+    /// Every difference, in `_id` order.
+    public var changes: [Change] = []
+
+    public var isEmpty: Bool { counts.total == 0 }
+
+    /// Compares two runs' events.
+    public init(before: [Event], after: [Event]) {
+        let old = Self.upserted(before)
+        let new = Self.upserted(after)
+        eventsBefore = old.count
+        eventsAfter = new.count
+        for id in Set(old.keys).union(new.keys).sorted() {
+            let was = old[id], now = new[id]
+            let kind: Kind
+            switch (was, now) {
+            case (nil, _?): kind = .added
+            case (_?, nil): kind = .removed
+            case let (was?, now?):
+                guard was.content != now.content else { continue }
+                kind = .changed
+            case (nil, nil): continue
+            }
+            let event = (now ?? was)!.event
+            let geofence = event.geofence.map { "\($0.tag)/\($0.externalId)" }
+            counts.count(kind)
+            byType[event.type, default: Counts()].count(kind)
+            if let geofence { byGeofence[geofence, default: Counts()].count(kind) }
+            changes.append(Change(kind: kind, id: id, type: event.type, userId: event.userId, geofence: geofence,
+                                  before: was?.content, after: now?.content))
+        }
+    }
+
+    /// Reads a run's events file (NDJSON, plain or LZ4); an unreadable line is an error naming it.
+    public static func readEvents(path: String) throws -> [Event] {
+        var events: [Event] = []
+        let reader = try LineReader(path: path)
+        try reader.forEachLine(onLineTooLong: { line in
+            throw ReplayError("\(path):\(line.lineNumber): line of \(line.byteCount) bytes is too long for an event")
+        }) { line in
+            do {
+                events.append(try EventDecoder.decode(line.bytes).event)
+            } catch {
+                throw ReplayError("\(path):\(line.number): not an event: \(error)")
+            }
+        }
+        return events
+    }
+
+    private struct Upserted {
+        var event: Event
+        /// The event's JSON without processing time or delivery flags.
+        var content: String
+    }
+
+    private static func upserted(_ events: [Event]) -> [EventID: Upserted] {
+        var byID: [EventID: Upserted] = [:]
+        for event in events {
+            if event.revision == .retracted {
+                byID[event.id] = nil
+                continue
+            }
+            byID[event.id] = Upserted(event: event, content: comparable(event))
+        }
+        return byID
+    }
+
+    /// An event as content: delivery (live, late, corrected) and processing time left out.
+    static func comparable(_ event: Event) -> String {
+        var copy = event
+        copy.live = true
+        copy.revision = .original
+        return EventEncoder.string(copy, actualCreatedAt: 0)
+    }
+}
