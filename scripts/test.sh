@@ -39,14 +39,20 @@ echo "== replay: a simulated fleet with offline replays and duplicates, events v
 "$tripstream" replay --quiet -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
     --out "$work/sim-out"
 python3 schemas/validate.py event "$work/sim-out/events.ndjson"
-echo "== diff: a what-if replay of the fleet with a 1 min replay horizon differs, and says how" >&2
-"$tripstream" replay --quiet --replay-horizon 1m -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" \
+echo "== what-if: the fleet replayed with --set overrides differs, and diff says how" >&2
+"$tripstream" replay --quiet --set replay-horizon=1m --set hysteresis-minimum=40 -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" \
     -f "$work/sim/fixes.ndjson" --out "$work/sim-what-if"
 if "$tripstream" diff "$work/sim-out" "$work/sim-what-if" --show 0 >"$work/diff.txt"; then
-    echo "diff found no difference between a 6 h and a 1 min replay horizon" >&2
+    echo "diff found no difference after --set replay-horizon=1m --set hysteresis-minimum=40" >&2
     exit 1
 fi
 grep -q '^user\.' "$work/diff.txt"
+if "$tripstream" replay --quiet --set no-such-setting=1 -g "$work/sim/geofences.ndjson" -f "$work/sim/fixes.ndjson" \
+    --out "$work/bad-set" 2>"$work/bad-set.txt"; then
+    echo "replay accepted an unknown --set name" >&2
+    exit 1
+fi
+grep -q 'no setting no-such-setting' "$work/bad-set.txt"
 
 if [ -d ../shared/data/real-trajectories ]; then
     echo "== real trajectories: arrival and ETA targets" >&2

@@ -32,6 +32,9 @@ enum ReplayCommand {
                        + "each with its own stream time, as the service's topics split them.", default: "12"),
             .value("state-dir", valueName: "dir",
                    help: "Where users' history is kept during the replay (removed at the end). Default: DIR/.history."),
+            .repeatable("set", valueName: "name=value",
+                        help: "What-if: override a fold setting (repeatable), e.g. --set hysteresis-minimum=25 "
+                            + "--set trip-expiry=2h. Settings: \(FoldSettingOverrides.names)."),
             .flag("quiet", short: "q", help: "Print no summary."),
         ])
 
@@ -39,6 +42,7 @@ enum ReplayCommand {
         var settings = FoldSettings()
         settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
         settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
+        try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)

@@ -59,3 +59,12 @@ enum ValueText {
         String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }
+
+/// The value syntaxes of options, for values that arrive inside another option (`--set name=value`).
+public enum ValueSyntax {
+    /// Milliseconds of a duration such as `250ms`, `30s`, `5m`, `6h`, `2d` or `1h30m`; nil otherwise.
+    public static func milliseconds(_ text: String) -> Int64? { ValueText.milliseconds(text) }
+
+    /// What a duration looks like, for error messages.
+    public static let durationExpectation = ValueText.durationExpectation
+}
