@@ -24,4 +24,10 @@ if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
     python3 -m pip install --quiet 'jsonschema>=4.18'
 fi
 
+# DuckDB (PyPI) for the analysts' queries (analysts/queries.py).
+if ! python3 -c 'import duckdb' 2>/dev/null; then
+    echo "installing duckdb for $(command -v python3)" >&2
+    python3 -m pip install --quiet duckdb || python3 -m pip install --quiet --break-system-packages duckdb
+fi
+
 command -v swift >/dev/null || { echo "error: no Swift toolchain on PATH (Swift 6 is needed)" >&2; exit 1; }

@@ -54,6 +54,9 @@ if "$tripstream" replay --quiet --set no-such-setting=1 -g "$work/sim/geofences.
 fi
 grep -q 'no setting no-such-setting' "$work/bad-set.txt"
 
+echo "== analysts: DuckDB queries over the fleet's events agree with plain Python (analysts/queries.py)" >&2
+python3 analysts/queries.py "$work/sim-out" --check
+
 if [ -d ../shared/data/real-trajectories ]; then
     echo "== real trajectories: arrival and ETA targets" >&2
     python3 bench/real-trajectories.py --tripstream "$tripstream" --check
