@@ -235,8 +235,6 @@ final class PipelineInstance: @unchecked Sendable {
         var options = RuntimeOptions(kafka: cluster.clientConfiguration, stateDirectory: state, instanceId: instance)
         options.group = "pipeline-bench"
         options.threads = threads
-        options.kafka["session.timeout.ms"] = "6000"
-        options.kafka["heartbeat.interval.ms"] = "500"
         let frozen = options
         let thread = Thread { [metrics, stopFlag, done] in
             do {
