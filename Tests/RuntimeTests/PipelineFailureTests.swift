@@ -22,7 +22,7 @@ struct PipelineFailureTests {
         let events = try harness.committedEvents()
         let expected = harness.expectedEvents()
         let actual = KafkaRuntimeHarness.upserted(events)
-        #expect(expected.count > 100, "\(context): the scenario should produce events")
+        #expect(expected.count > 50, "\(context): the scenario should produce events")
         let missing = expected.keys.filter { actual[$0] == nil }.count
         let extra = actual.keys.filter { expected[$0] == nil }.count
         let different = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.count
@@ -113,6 +113,33 @@ struct PipelineFailureTests {
         #expect(runtime.halt())
         #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
         try assertExactlyOnce(harness, "revocation during a commit")
+    }
+
+    /// While the broker cannot say where the trip-commands streams end, fixes wait in their
+    /// partitions' merges: those partitions are paused at the consumer once they hold
+    /// `maxPendingInputs`, so fetched inputs stay bounded, and resumed once the broker answers again.
+    @Test func partitionsWhoseInputsPileUpArePausedAndResumed() throws {
+        // Fixes only: a fix head waits until the broker says the (empty) commands stream ends.
+        let harness = try FakeBrokerHarness(seed: 27, commands: false)
+        let broker = harness.broker
+        broker.failNext(.endOffsets, with: KafkaError(code: .timedOut, message: "injected: no answer", isRetriable: true),
+                        times: 1_000_000)
+        let runtime = harness.start(instance: "a") { options in
+            options.maxPendingInputs = 100
+            options.maxPollRecords = 200
+            options.mergeWait = 600_000  // never folded past the silent stream: only the broker's word
+        }
+        #expect(harness.wait { runtime.metrics.snapshot.pausedPartitions > 0 }, "a partition was paused")
+        let pausedAtTheConsumer = broker.withState { state in state.members.values.contains { !$0.paused.isEmpty } }
+        #expect(pausedAtTheConsumer, "the consumer stopped fetching it")
+        #expect(runtime.metrics.snapshot.inputsCommitted < harness.inputCount, "inputs are held back meanwhile")
+        broker.clearFailures(.endOffsets)
+        #expect(harness.waitUntilCommitted([runtime]))
+        #expect(harness.wait { runtime.metrics.snapshot.pausedPartitions == 0 }, "resumed once the inputs were folded")
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.metrics.snapshot.partitionPauses > 0)
+        try assertExactlyOnce(harness, "backpressure")
     }
 
     /// The group drops the member's partition while the third transaction commits, with more

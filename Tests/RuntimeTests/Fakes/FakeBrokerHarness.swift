@@ -19,8 +19,9 @@ final class FakeBrokerHarness: @unchecked Sendable {
     private(set) var geofences: [Geofence] = []
     private(set) var inputCount = 0
 
-    /// Publishes a fleet of `users` for `minutes` (offline buffers and duplicates included).
-    init(users: Int = 30, minutes: Int64 = 10, seed: UInt64 = 21) throws {
+    /// Publishes a fleet of `users` for `minutes` (offline buffers and duplicates included);
+    /// `commands` false leaves the trip-commands topic empty.
+    init(users: Int = 30, minutes: Int64 = 10, seed: UInt64 = 21, commands: Bool = true) throws {
         for topic in topics.all {
             broker.createTopic(topic, partitions: topic == topics.geofences ? 1 : Int(Self.partitions))
         }
@@ -47,6 +48,7 @@ final class FakeBrokerHarness: @unchecked Sendable {
                 geofences.append(geofence)
                 try broker.append(topic: topics.geofences, key: key, value: value)
             case let .command(command):
+                guard commands else { continue }
                 let partition = KafkaRuntimeHarness.partition(of: command.userId)
                 inputs[partition, default: []].append(record)
                 inputCount += 1

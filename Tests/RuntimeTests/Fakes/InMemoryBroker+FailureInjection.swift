@@ -14,6 +14,8 @@ extension InMemoryBroker {
         case poll
         /// `PartitionReader.poll`.
         case readerPoll
+        /// `PartitionReader.endOffsets` (the runtime asks where an input stream ends).
+        case endOffsets
     }
 
     /// The next `times` calls of `operation` (from any client) throw `error` instead of acting.
@@ -27,6 +29,11 @@ extension InMemoryBroker {
     /// abortable; except `.timedOut`, which is thrown with the records still queued.
     func failNext(_ operation: Operation, with error: KafkaError, times: Int = 1) {
         withState { $0.failures[operation, default: []] += Array(repeating: error, count: max(0, times)) }
+    }
+
+    /// Forgets the failures still pending for `operation`.
+    func clearFailures(_ operation: Operation) {
+        withState { $0.failures[operation] = nil }
     }
 
     /// The next `times` calls of each of `operations` throw a retriable `.coordinatorNotAvailable`

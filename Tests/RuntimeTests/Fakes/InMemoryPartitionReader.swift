@@ -142,7 +142,11 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
 
     /// The LSOs, asked now.
     func endOffsets(_ partitions: [TopicPartition], timeout: Duration) throws -> [TopicPartition: Int64] {
+        broker.enter(.endOffsets)
         try broker.withState { state in
+            if let injected = state.takeInjectedFailure(.endOffsets) { throw injected }
+        }
+        return try broker.withState { state in
             var ends: [TopicPartition: Int64] = [:]
             for partition in partitions { ends[partition] = try state.watermarks(partition).high }
             return ends
