@@ -141,6 +141,7 @@ def self_test():
         ("eta-update", "eta-updates.ndjson"),
         ("user-state", "user-states.ndjson"),
         ("dead-letter", "dead-letters.ndjson"),
+        ("trip-summary", "trip-summaries.ndjson"),
     ]
     ok = True
     for name, file in plan:

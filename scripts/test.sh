@@ -27,7 +27,7 @@ for run in 1 2; do
     "$tripstream" replay --quiet --threads "$run" --geofences samples/porto/geofences.ndjson \
         --commands samples/porto/commands.ndjson --fixes samples/porto/fixes.ndjson.lz4 --out "$work/replay-$run"
 done
-for file in events eta dead-letters; do cmp "$work/replay-1/$file.ndjson" "$work/replay-2/$file.ndjson"; done
+for file in events eta dead-letters trip-summaries; do cmp "$work/replay-1/$file.ndjson" "$work/replay-2/$file.ndjson"; done
 test -s "$work/replay-1/events.ndjson"
 python3 schemas/validate.py event "$work/replay-1/events.ndjson"
 echo "== diff: the same replay on 1 and 2 threads has no difference" >&2
@@ -39,6 +39,8 @@ echo "== replay: a simulated fleet with offline replays and duplicates, events v
 "$tripstream" replay --quiet -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
     --out "$work/sim-out"
 python3 schemas/validate.py event "$work/sim-out/events.ndjson"
+test -s "$work/sim-out/trip-summaries.ndjson"
+python3 schemas/validate.py trip-summary "$work/sim-out/trip-summaries.ndjson"
 echo "== what-if: the fleet replayed with --set overrides differs, and diff says how" >&2
 "$tripstream" replay --quiet --set replay-horizon=1m --set hysteresis-minimum=40 -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" \
     -f "$work/sim/fixes.ndjson" --out "$work/sim-what-if"

@@ -11,6 +11,7 @@ enum TopicNames {
         ("eta-topic", \.eta, "Output: lean ETA updates."),
         ("users-topic", \.users, "Output: latest state per user (compacted)."),
         ("dead-letters-topic", \.deadLetters, "Output: rejected inputs with a reason."),
+        ("trip-summaries-topic", \.tripSummaries, "Output: one summary per finished trip."),
         ("changelog-topic", \.stateChangelog, "Internal: the state store's changelog (compacted)."),
     ]
 

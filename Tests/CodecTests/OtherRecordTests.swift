@@ -19,6 +19,31 @@ struct OtherRecordTests {
         #expect(!EtaEncoder.encode(Fixtures.allEvents[0], actualCreatedAt: 0, into: &none) && none.isEmpty)
     }
 
+    @Test func tripSummaryRecord() throws {
+        let stops = Fixtures.allEvents.filter { $0.type == .stoppedTrip && $0.trip?.summary != nil }
+        #expect(stops.count >= 2, "the fixtures stop trips")
+        for stop in stops {
+            var bytes: [UInt8] = []
+            #expect(TripSummaryEncoder.encode(stop, actualCreatedAt: Fixtures.processedAt, into: &bytes))
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            let trip = stop.trip!, summary = trip.summary!
+            #expect(record["_id"] as? String == stop.id.hexString, "upserts with its stop event")
+            #expect(record["tripExternalId"] as? String == trip.plan.externalId)
+            #expect(record["durationSeconds"] as? Int == Int(summary.durationSeconds))
+            #expect(record["distanceMeters"] as? Int == Int(summary.distanceMeters))
+            #expect(record["arrived"] as? Bool == (trip.arrivedAt != nil))
+            #expect((record["corrected"] as? Bool ?? false) == (stop.revision == .corrected))
+            if let arrived = trip.arrivedAt, let scheduled = trip.plan.scheduledArrivalAt {
+                #expect(record["arrivalDelaySeconds"] as? Int == Int((arrived - scheduled) / 1000))
+            } else {
+                #expect(record["arrivalDelaySeconds"] == nil)
+            }
+        }
+        var none: [UInt8] = []
+        let notAStop = try #require(Fixtures.allEvents.first { $0.type != .stoppedTrip })
+        #expect(!TripSummaryEncoder.encode(notAStop, actualCreatedAt: 0, into: &none) && none.isEmpty)
+    }
+
     @Test func userState() throws {
         let snapshot = UserSnapshot(
             userId: "u1", deviceId: "d", metadata: Fixtures.userMetadata, lastFixAt: Fixtures.t0,

@@ -11,7 +11,12 @@ struct SchemaValidationTests {
     static func producedRecords() -> [(schema: String, file: String, lines: [[UInt8]])] {
         var events: [[UInt8]] = []
         var etas: [[UInt8]] = []
+        var summaries: [[UInt8]] = []
         for event in Fixtures.allEvents {
+            var summary: [UInt8] = []
+            if TripSummaryEncoder.encode(event, actualCreatedAt: Fixtures.processedAt, into: &summary) {
+                summaries.append(summary)
+            }
             var bytes: [UInt8] = []
             EventEncoder.encode(event, actualCreatedAt: Fixtures.processedAt, into: &bytes)
             events.append(bytes)
@@ -44,6 +49,7 @@ struct SchemaValidationTests {
         return [
             ("event", "events.ndjson", events), ("eta-update", "eta-updates.ndjson", etas),
             ("user-state", "user-states.ndjson", users), ("dead-letter", "dead-letters.ndjson", letters),
+            ("trip-summary", "trip-summaries.ndjson", summaries),
         ]
     }
 

@@ -31,6 +31,16 @@ struct PipelineFailureTests {
         // Identical repeats are allowed: a partition restored from its changelog republishes the
         // unchanged events of its next refold (its timelines do not keep the geofence table's version).
         #expect(KafkaRuntimeHarness.divergentRepeats(events).isEmpty, "\(context): a repeated _id changed content")
+        // One trip summary per stopped trip, committed with it.
+        var summaries: [String: Bool] = [:]
+        for record in harness.broker.committedRecords(topic: harness.topics.tripSummaries) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(record.value ?? [])) as? [String: Any])
+            let id = try #require(object["_id"] as? String)
+            summaries[id] = (object["retracted"] as? Bool) != true
+        }
+        let stops = Set(actual.filter { $0.value.contains("\"type\":\"user.stopped_trip\"") }.keys)
+        #expect(!stops.isEmpty || harness.commandCount == 0, "\(context): trips were stopped")
+        #expect(Set(summaries.filter(\.value).keys) == stops, "\(context): trip summaries match the stopped trips")
     }
 
     @Test func anAbortInTheMiddleOfAPipelinedCommitLosesNothing() throws {

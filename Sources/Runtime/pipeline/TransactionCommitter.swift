@@ -203,6 +203,7 @@ final class TransactionCommitter: @unchecked Sendable {
         try produce(output.eta, to: topics.eta, oversized: &oversized)
         try produce(output.deadLetters, to: topics.deadLetters, oversized: &oversized)
         try produce(output.users, to: topics.users, oversized: &oversized)
+        try produce(output.tripSummaries, to: topics.tripSummaries, oversized: &oversized)
     }
 
     private func produce(_ records: RecordBuffer, to topic: String, oversized: inout Int) throws {

@@ -221,6 +221,10 @@ public struct InputProcessor: Sendable {
                     output.eta.append(key: list[index].userId) {
                         EtaEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
                     }
+                } else if list[index].type == .stoppedTrip, list[index].trip?.summary != nil {
+                    output.tripSummaries.append(key: list[index].userId) {
+                        TripSummaryEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
+                    }
                 }
             }
         }

@@ -4,23 +4,28 @@ public struct OutputBatch: Sendable {
     public var eta: RecordBuffer
     public var deadLetters: RecordBuffer
     public var users: RecordBuffer
+    /// One record per finished trip (`tripstream.trip-summaries`).
+    public var tripSummaries: RecordBuffer
 
     public init(newlineSeparated: Bool) {
         events = RecordBuffer(newlineSeparated: newlineSeparated)
         eta = RecordBuffer(newlineSeparated: newlineSeparated)
         deadLetters = RecordBuffer(newlineSeparated: newlineSeparated)
         users = RecordBuffer(newlineSeparated: newlineSeparated)
+        tripSummaries = RecordBuffer(newlineSeparated: newlineSeparated)
     }
 
-    public var recordCount: Int { events.count + eta.count + deadLetters.count + users.count }
+    public var recordCount: Int { events.count + eta.count + deadLetters.count + users.count + tripSummaries.count }
 
     /// Bytes held, for the bound on in-flight outputs.
-    public var byteCount: Int { events.byteCount + eta.byteCount + deadLetters.byteCount + users.byteCount }
+    public var byteCount: Int { events.byteCount + eta.byteCount + deadLetters.byteCount + users.byteCount
+        + tripSummaries.byteCount }
 
     public mutating func removeAll() {
         events.removeAll()
         eta.removeAll()
         deadLetters.removeAll()
         users.removeAll()
+        tripSummaries.removeAll()
     }
 }

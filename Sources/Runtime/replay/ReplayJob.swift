@@ -34,14 +34,16 @@ public enum ReplayJob {
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
         let started = monotonicSeconds()
         try makeDirectory(options.outputDirectory)
-        let outputs = ["events", "eta", "dead-letters"].map { options.outputDirectory + "/\($0).ndjson" }
+        let outputs = ["events", "eta", "dead-letters", "trip-summaries"].map { options.outputDirectory + "/\($0).ndjson" }
         let events = try openOutput(outputs[0])
         let eta = try openOutput(outputs[1])
         let deadLetters = try openOutput(outputs[2])
+        let tripSummaries = try openOutput(outputs[3])
         func write(_ output: inout OutputBatch) throws {
             try events.write(output.events.values)
             try eta.write(output.eta.values)
             try deadLetters.write(output.deadLetters.values)
+            try tripSummaries.write(output.tripSummaries.values)
             output.removeAll()
         }
 
@@ -117,7 +119,7 @@ public enum ReplayJob {
             progress(reader.progress)
         }
         try foldInParallel { $0.finish(geofences: table) }
-        for (writer, path) in zip([events, eta, deadLetters], outputs) { try publish(writer, as: path) }
+        for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
 
         var summary = ReplaySummary()
         summary.processor = loader.counters

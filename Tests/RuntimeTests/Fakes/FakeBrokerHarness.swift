@@ -18,6 +18,7 @@ final class FakeBrokerHarness: @unchecked Sendable {
     private(set) var inputs: [Int32: [SimulatedRecord]] = [:]
     private(set) var geofences: [Geofence] = []
     private(set) var inputCount = 0
+    private(set) var commandCount = 0
 
     /// Publishes a fleet of `users` for `minutes` (offline buffers and duplicates included);
     /// `commands` false leaves the trip-commands topic empty.
@@ -52,6 +53,7 @@ final class FakeBrokerHarness: @unchecked Sendable {
                 let partition = KafkaRuntimeHarness.partition(of: command.userId)
                 inputs[partition, default: []].append(record)
                 inputCount += 1
+                commandCount += 1
                 try broker.append(topic: topics.tripCommands, partition: partition, key: key, value: value)
             case let .fix(fix):
                 let partition = KafkaRuntimeHarness.partition(of: fix.userId)
