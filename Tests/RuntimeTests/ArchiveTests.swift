@@ -4,6 +4,7 @@ import Foundation
 import KafkaIO
 import LZ4IO
 import Runtime
+import Synchronization
 import Testing
 
 @Suite("Archive", .serialized, .timeLimit(.minutes(5)))
@@ -248,5 +249,66 @@ struct ArchiveTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(String(decoding: output, as: UTF8.self) == (0..<100).map { "{\"n\":\($0)}\n" }.joined())
+    }
+
+    /// The result of an archiver running on its own thread.
+    final class Following: @unchecked Sendable {
+        // Safe: `summary` and `failure` are written by the archiver's thread before `done` is signalled and read
+        // only after waiting for it; `stop` is atomic.
+        let stop = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        var summary: ArchiveSummary?
+        var failure: (any Error)?
+    }
+
+    @Test func followingClosesIdleFilesAndFinishesTheOpenOnesOnStop() throws {
+        let setup = try Setup()
+        var options = setup.options()
+        options.untilEnd = false
+        options.idleClose = 300
+        let following = Following()
+        let thread = Thread { [options] in
+            do {
+                let archiver = try Archiver(options: options, reader: try Archiver.makeReader(options), log: { _ in })
+                following.summary = try archiver.run(shouldStop: { following.stop.load(ordering: .relaxed) })
+            } catch {
+                following.failure = error
+            }
+            following.done.signal()
+        }
+        thread.start()
+        for index in 0..<50 {
+            try setup.publish(setup.topics.locations, partition: 0, key: "u", value: "{\"n\":\(index)}")
+        }
+        try setup.flush()
+        // The idle file is finished while the archiver keeps following.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, (try setup.finishedLines("locations")).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(try setup.finishedLines("locations").map(\.lines.count) == [50])
+        for index in 50..<80 {
+            try setup.publish(setup.topics.locations, partition: 0, key: "u", value: "{\"n\":\(index)}")
+        }
+        try setup.flush()
+        while Date() < deadline, !setup.files("locations").contains(where: { $0.hasSuffix(".tmp") }) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        following.stop.store(true, ordering: .relaxed)  // what SIGTERM does in `tripstream archive`
+        #expect(following.done.wait(timeout: .now() + 30) == .success)
+        #expect(following.failure == nil)
+        #expect(following.summary?.records["locations"] == 80)
+        #expect(!setup.files("locations").contains { $0.hasSuffix(".tmp") })
+        let lines = try setup.finishedLines("locations").flatMap(\.lines)
+        #expect(lines == (0..<80).map { "{\"n\":\($0)}" })
+    }
+
+    @Test func aSecondArchiverOnTheSameDirectoryIsRefused() throws {
+        let setup = try Setup()
+        let options = setup.options()
+        let first = try Archiver(options: options, reader: try Archiver.makeReader(options), log: { _ in })
+        #expect(throws: (any Error).self) {
+            _ = try Archiver(options: options, reader: try Archiver.makeReader(options), log: { _ in })
+        }
+        _ = try first.run(shouldStop: { false })
+        _ = try Archiver(options: options, reader: try Archiver.makeReader(options), log: { _ in })
     }
 }

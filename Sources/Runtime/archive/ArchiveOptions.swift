@@ -1,7 +1,7 @@
 import KafkaIO
 
 /// What `tripstream archive` copies, where, and when it closes a file.
-public struct ArchiveOptions {
+public struct ArchiveOptions: Sendable {
     /// Client properties; `bootstrap.servers` at least. The reader is assign-based and read_committed.
     public var kafka: KafkaConfiguration
     /// The archive's root: one folder per input topic (`locations`, `trip-commands`, `geofences`).

@@ -35,13 +35,15 @@ public final class Archiver {
         for stream in options.streams { streams[stream.topic] = stream }
     }
 
+    deinit { directory.unlock() }
+
     /// A reader on `options.kafka` for ``init(options:reader:clock:log:)``.
     public static func makeReader(_ options: ArchiveOptions) throws -> KafkaReader {
         try KafkaReader(configuration: options.kafka.settingDefault("group.id", "tripstream-archive"))
     }
 
     /// Archives until `shouldStop` returns true (checked between polls) or, with ``ArchiveOptions/untilEnd``, until
-    /// caught up; then finishes every open file.
+    /// caught up; then finishes every open file and releases the directory's lock. Call it once.
     public func run(shouldStop: () -> Bool) throws -> ArchiveSummary {
         defer { directory.unlock() }
         var resume: [TopicPartition: Int64] = [:]
