@@ -42,7 +42,8 @@ enum ArchiveCommand {
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install(deadline: 60)
-        var options = ArchiveOptions(kafka: try KafkaSettings.configuration(parsed), directory: try parsed.string("out"))
+        var options = ArchiveOptions(
+            kafka: try KafkaSettings.configuration(parsed), directory: try parsed.string("out"))
         for field in TopicNames.fields where topicOptions.contains(field.option) {
             options.topics[keyPath: field.path] = try parsed.string(field.option)
         }

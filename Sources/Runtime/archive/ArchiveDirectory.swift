@@ -17,7 +17,7 @@ struct ArchiveDirectory {
         self.root = root
         try ReplayJob.makeDirectory(root)
         let descriptor = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(root)/.lock: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw ReplayError("cannot open \(root)/.lock: \(Self.systemError())") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(descriptor)
             throw ReplayError("\(root) is in use by another archive process (\(root)/.lock is locked)")
@@ -44,7 +44,7 @@ struct ArchiveDirectory {
             for name in (try? files.contentsOfDirectory(atPath: directory)) ?? [] {
                 if name.hasPrefix(ArchiveFileName.temporaryPrefix), name.hasSuffix(ArchiveFileName.temporarySuffix) {
                     guard unlink(directory + "/" + name) == 0 else {
-                        throw ReplayError("cannot delete \(directory)/\(name): \(String(cString: strerror(errno)))")
+                        throw ReplayError("cannot delete \(directory)/\(name): \(Self.systemError())")
                     }
                     log("archive: deleted unfinished \(folder)/\(date)/\(name); its records are read again")
                 } else if let file = ArchiveFileName(parsing: name) {
@@ -58,8 +58,11 @@ struct ArchiveDirectory {
     /// Makes a rename or removal in `directory` durable.
     static func synchronize(directory: String) throws {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(directory): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw ReplayError("cannot open \(directory): \(Self.systemError())") }
         defer { Glibc.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw ReplayError("fsync \(directory): \(String(cString: strerror(errno)))") }
+        guard fsync(descriptor) == 0 else { throw ReplayError("fsync \(directory): \(Self.systemError())") }
     }
+
+    /// The text of the current `errno`.
+    static func systemError() -> String { String(cString: strerror(errno)) }
 }

@@ -24,7 +24,8 @@ struct ArchiveFileName: Hashable {
     /// Parses a finished file's name; `nil` for anything else.
     init?(parsing name: String) {
         guard name.hasPrefix("part-"), name.hasSuffix(Self.suffix) else { return nil }
-        let fields = name.dropFirst(5).dropLast(Self.suffix.count).split(separator: "-", omittingEmptySubsequences: false)
+        let fields = name.dropFirst(5).dropLast(Self.suffix.count)
+            .split(separator: "-", omittingEmptySubsequences: false)
         guard fields.count == 3, let partition = Int32(fields[0]), let first = Int64(fields[1]),
             let next = Int64(fields[2]), partition >= 0, first >= 0, next > first
         else { return nil }
