@@ -66,6 +66,7 @@ public final class KafkaProducer {
     ///   - key: The key bytes; `nil` for no key.
     ///   - value: The value bytes; `nil` produces a tombstone.
     ///   - headers: Headers; none by default (and then none are allocated).
+    ///   - timestamp: The record's timestamp in milliseconds since 1970; `nil` (default): librdkafka's current time.
     /// - Throws: ``KafkaError``, e.g. `queueFull` after ``init(configuration:transactionalId:queueFullTimeout:)``'s
     ///   `queueFullTimeout`, `state` outside a transaction on a transactional producer, or a fatal error.
     public func produce(
@@ -73,12 +74,13 @@ public final class KafkaProducer {
         partition: Int32? = nil,
         key: UnsafeRawBufferPointer?,
         value: UnsafeRawBufferPointer?,
-        headers: [KafkaHeader] = []
+        headers: [KafkaHeader] = [],
+        timestamp: Int64? = nil
     ) throws(KafkaError) {
         let handle = try topicHandle(topic)
         var deadline: ContinuousClock.Instant?
         while true {
-            guard let error = enqueue(handle, partition, key, value, headers) else { break }
+            guard let error = enqueue(handle, partition, key, value, headers, timestamp) else { break }
             let code = rd_kafka_error_code(error)
             guard code == RD_KAFKA_RESP_ERR__QUEUE_FULL else { throw KafkaError(consuming: error) }
             rd_kafka_error_destroy(error)
@@ -105,14 +107,16 @@ public final class KafkaProducer {
         partition: Int32? = nil,
         key: [UInt8]?,
         value: [UInt8]?,
-        headers: [KafkaHeader] = []
+        headers: [KafkaHeader] = [],
+        timestamp: Int64? = nil
     ) throws(KafkaError) {
         // Nested closures return a Result because withUnsafeBytes cannot carry a typed throw.
         let result: Result<Void, KafkaError> = Self.withOptionalBytes(key) { keyBytes in
             Self.withOptionalBytes(value) { valueBytes in
                 Result { () throws(KafkaError) in
                     try self.produce(
-                        topic: topic, partition: partition, key: keyBytes, value: valueBytes, headers: headers)
+                        topic: topic, partition: partition, key: keyBytes, value: valueBytes, headers: headers,
+                        timestamp: timestamp)
                 }
             }
         }
@@ -125,9 +129,10 @@ public final class KafkaProducer {
         _ partition: Int32?,
         _ key: UnsafeRawBufferPointer?,
         _ value: UnsafeRawBufferPointer?,
-        _ headers: [KafkaHeader]
+        _ headers: [KafkaHeader],
+        _ timestamp: Int64?
     ) -> OpaquePointer? {
-        withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6) { args in
+        withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 7) { args in
             var count = 0
             func add(_ type: rd_kafka_vtype_t, _ fill: (inout rd_kafka_vu_t) -> Void) {
                 var arg = rd_kafka_vu_t()
@@ -150,6 +155,7 @@ public final class KafkaProducer {
                 $0.u.mem.ptr = value.map(Self.nonNull)
                 $0.u.mem.size = value?.count ?? 0
             }
+            if let timestamp { add(RD_KAFKA_VTYPE_TIMESTAMP) { $0.u.i64 = timestamp } }
             var headerList: OpaquePointer?
             if !headers.isEmpty {
                 let list = rd_kafka_headers_new(headers.count)!

@@ -17,11 +17,7 @@ enum RunCommand {
             an environment variable (TRIPSTREAM_<OPTION>) or a --config file of `option = value` lines. Kafka \
             client properties (SASL, TLS, ...) come from a librdkafka properties file given with --kafka-config.
             """,
-        options: [
-            .value("brokers", short: "b", valueName: "host:port,...", help: "Kafka bootstrap servers.",
-                   environment: "TRIPSTREAM_BROKERS"),
-            .value("kafka-config", valueName: "file", help: "librdkafka properties file (SASL, TLS, ...).",
-                   environment: "TRIPSTREAM_KAFKA_CONFIG"),
+        options: KafkaSettings.options + [
             .value("group", short: "g", valueName: "id", help: "Consumer group shared by the instances.",
                    default: "tripstream", environment: "TRIPSTREAM_GROUP"),
             .value("state-dir", valueName: "dir", help: "Local snapshots of the partitions' state.",

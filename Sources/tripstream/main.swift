@@ -15,7 +15,7 @@ let program = CommandLineProgram(
         """,
     commands: [
         RunCommand.spec, DevBrokerCommand.spec, DemoCommand.spec, SimulateCommand.spec, ReplayCommand.spec,
-        BenchCommand.spec, DiffCommand.spec,
+        BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec,
     ])
 
 let parsed = program.parseOrExit()
@@ -27,6 +27,7 @@ do {
     case SimulateCommand.spec.name: try SimulateCommand.run(parsed)
     case ReplayCommand.spec.name: try ReplayCommand.run(parsed)
     case BenchCommand.spec.name: try BenchCommand.run(parsed)
+    case ArchiveCommand.spec.name: try ArchiveCommand.run(parsed)
     case DiffCommand.spec.name:
         do { try DiffCommand.run(parsed) } catch is DiffFound { exit(1) }
     default: fatalError("unhandled command \(parsed.commandName)")

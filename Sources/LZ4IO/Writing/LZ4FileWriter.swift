@@ -106,13 +106,16 @@ public final class LZ4FileWriter {
     }
 
     /// Ends the frame (remaining data, end mark, checksum) and closes the file. Calling it again does nothing.
-    public func close() throws(LZ4IOError) {
+    /// - Parameter synchronizing: `fsync` the file before closing it, e.g. before renaming it into place.
+    ///   Default: false.
+    public func close(synchronizing: Bool = false) throws(LZ4IOError) {
         guard !isClosed else { return }
         isClosed = true
         let produced = LZ4F_compressEnd(context, compressed, compressedCapacity, nil)
         precondition(LZ4F_isError(produced) == 0, String(cString: LZ4F_getErrorName(produced)))
         do throws(LZ4IOError) {
             try output.write(UnsafeRawBufferPointer(start: compressed, count: produced))
+            if synchronizing { try output.synchronize() }
         } catch {
             try? output.close()
             throw error
