@@ -1,4 +1,4 @@
-/// A uniform latitude/longitude grid from cells to geofence slots: the spatial index.
+/// A latitude/longitude grid from cells to geofence slots, dense cells split once more: the spatial index.
 ///
 /// Fleet geofences are small (tens to hundreds of meters) and a fix asks one question, "which
 /// geofences could contain this point", so one dictionary probe per fix beats a tree walk. A shape
@@ -8,6 +8,11 @@ public struct SpatialGrid: Sendable {
     /// Cell edge in 10⁻⁷ degrees (0.01° ≈ 1.1 km of latitude).
     public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
+    /// A cell holding more geofences than this is split into sub-cells (see `Cell`).
+    static let splitThreshold = 32
+    /// Sub-cells per side of a split cell: 0.0025° (about 280 m of latitude).
+    static let subdivisions = 4
+    static let subCellSizeE7 = cellSizeE7 / Int64(subdivisions)
 
     /// A bounding box that does not cross the antimeridian, as a start and spans: a point is inside
     /// when both offsets from the start, taken as unsigned, are within the spans (two compares, no
@@ -63,16 +68,65 @@ public struct SpatialGrid: Sendable {
 
     /// The geofences of a cell: their boxes, scanned on every lookup, apart from their entries,
     /// read only for a box holding the point (`boxes[i]` belongs to `entries[i]`).
+    ///
+    /// A cell holding more than `splitThreshold` geofences (a dense district) hands them to
+    /// `subdivisions`² sub-cells, so a lookup there scans a sub-cell's short list instead of the
+    /// whole cell's. Only dense cells pay the sub-cells' memory (a box is listed once per sub-cell
+    /// it overlaps); a sparse cell keeps one list.
     struct Cell: Sendable {
         var boxes: [CellBox] = []
         var entries: [Entry] = []
+        /// Empty, or `subdivisions`² sub-cells in row-major order (latitude, then longitude);
+        /// once split, `boxes` and `entries` stay empty.
+        var sub: [Cell] = []
 
+        /// Appends to a cell that is never split (the oversized list).
         mutating func append(_ box: CellBox, _ entry: Entry) {
             boxes.append(box)
             entries.append(entry)
         }
 
+        /// Appends to the grid cell with lower corner `origin` (in 10⁻⁷ degrees), splitting it
+        /// when it grows past `splitThreshold`.
+        mutating func append(_ box: CellBox, _ entry: Entry, originLatE7: Int64, originLngE7: Int64) {
+            if sub.isEmpty {
+                append(box, entry)
+                if entries.count > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
+                return
+            }
+            let (lat, lng) = Self.subRanges(box, originLatE7: originLatE7, originLngE7: originLngE7)
+            for row in lat {
+                for column in lng { sub[row * SpatialGrid.subdivisions + column].append(box, entry) }
+            }
+        }
+
+        private mutating func split(originLatE7: Int64, originLngE7: Int64) {
+            sub = Array(repeating: Cell(), count: SpatialGrid.subdivisions * SpatialGrid.subdivisions)
+            let boxes = self.boxes, entries = self.entries
+            self.boxes = []
+            self.entries = []
+            for (box, entry) in zip(boxes, entries) {
+                append(box, entry, originLatE7: originLatE7, originLngE7: originLngE7)
+            }
+        }
+
+        /// The sub-cells a box overlaps, clipped to the cell.
+        @inline(__always)
+        static func subRanges(_ box: CellBox, originLatE7: Int64, originLngE7: Int64)
+            -> (lat: ClosedRange<Int>, lng: ClosedRange<Int>)
+        {
+            func index(_ e7: Int64, origin: Int64) -> Int {
+                let offset = e7 - origin
+                if offset < 0 { return 0 }
+                return min(Int(offset / SpatialGrid.subCellSizeE7), SpatialGrid.subdivisions - 1)
+            }
+            let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
+            return (index(minLat, origin: originLatE7)...index(minLat + Int64(box.latSpan), origin: originLatE7),
+                    index(minLng, origin: originLngE7)...index(minLng + Int64(box.lngSpan), origin: originLngE7))
+        }
+
         mutating func remove(slot: Int32) {
+            for index in sub.indices { sub[index].remove(slot: slot) }
             var i = 0
             while i < entries.count {
                 if entries[i].slot == slot {
@@ -86,12 +140,27 @@ public struct SpatialGrid: Sendable {
 
         /// Calls `body` with the entry of every box holding the point.
         @inline(__always)
-        func forEach(holding point: Coordinate, _ body: (Entry) -> Void) {
+        func forEachInList(holding point: Coordinate, _ body: (Entry) -> Void) {
             let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
             boxes.withUnsafeBufferPointer { boxes in
                 entries.withUnsafeBufferPointer { entries in
                     for i in 0..<boxes.count where boxes[i].contains(latE7: lat, lngE7: lng) { body(entries[i]) }
                 }
+            }
+        }
+
+        /// Calls `body` with the entry of every box holding the point, which lies in this grid cell
+        /// (lower corner `origin`).
+        @inline(__always)
+        func forEach(holding point: Coordinate, originLatE7: Int64, originLngE7: Int64, _ body: (Entry) -> Void) {
+            if sub.isEmpty {
+                forEachInList(holding: point, body)
+                return
+            }
+            let row = Int((Int64(point.latitudeE7) - originLatE7) / SpatialGrid.subCellSizeE7)
+            let column = Int((Int64(point.longitudeE7) - originLngE7) / SpatialGrid.subCellSizeE7)
+            sub.withUnsafeBufferPointer { sub in
+                sub[row * SpatialGrid.subdivisions + column].forEachInList(holding: point, body)
             }
         }
     }
@@ -145,14 +214,16 @@ public struct SpatialGrid: Sendable {
                 let cellBox = CellBox(part)
                 for lng in lngRange {
                     let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
-                    if let index = cellIndex[key] {
-                        cells[Int(index)].append(cellBox, entry)
+                    let index: Int
+                    if let found = cellIndex[key] {
+                        index = Int(found)
                     } else {
-                        cellIndex[key] = Int32(cells.count)
-                        var cell = Cell()
-                        cell.append(cellBox, entry)
-                        cells.append(cell)
+                        index = cells.count
+                        cellIndex[key] = Int32(index)
+                        cells.append(Cell())
                     }
+                    cells[index].append(cellBox, entry, originLatE7: lat * Self.cellSizeE7,
+                                        originLngE7: lng * Self.cellSizeE7)
                 }
             }
         }
@@ -178,19 +249,20 @@ public struct SpatialGrid: Sendable {
 
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
     /// the oversized ones.
-    /// - Complexity: one hash probe plus a box test per geofence of the cell.
+    /// - Complexity: one hash probe plus a box test per geofence of the cell (of the sub-cell in a split cell).
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
-        let key = Self.key(latCell: Self.cellNumber(point.latitudeE7), lngCell: Self.cellNumber(point.longitudeE7))
-        if let index = cellIndex[UInt64(bitPattern: key)] {
-            cells[Int(index)].forEach(holding: point) { body($0.slot) }
+        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
+        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
+            cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                      originLngE7: lngCell * Self.cellSizeE7) { body($0.slot) }
         }
-        oversized.forEach(holding: point) { body($0.slot) }
+        oversized.forEachInList(holding: point) { body($0.slot) }
     }
 
     /// Calls `body` with every enabled geofence whose shape holds `point` (signed distance ≤ 0): its
     /// id, slot, signed distance and characteristic radius. A circle is tested from its entry;
     /// another shape through `slots`, the table's geofences. Order: as `forEachCandidate`.
-    /// - Complexity: one hash probe plus a box test per geofence of the cell; a geofence object is
+    /// - Complexity: one hash probe plus a box test per geofence of the (sub-)cell; a geofence object is
     ///   touched only for a polygon whose box holds the point.
     @inline(__always)
     func forEachContaining(
@@ -209,10 +281,13 @@ public struct SpatialGrid: Sendable {
                 if distance <= 0 { body(entry.id, entry.slot, distance, geofence.geometry.characteristicRadius) }
             }
         }
-        let key = Self.key(latCell: Self.cellNumber(point.latitudeE7), lngCell: Self.cellNumber(point.longitudeE7))
-        if let index = cellIndex[UInt64(bitPattern: key)] {
-            cells[Int(index)].forEach(holding: point, test)
+        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
+        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
+            cells.withUnsafeBufferPointer { cells in
+                cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                          originLngE7: lngCell * Self.cellSizeE7, test)
+            }
         }
-        oversized.forEach(holding: point, test)
+        oversized.forEachInList(holding: point, test)
     }
 }
