@@ -1,4 +1,4 @@
-/// A latitude/longitude grid from cells to geofence slots, dense cells split once more: the spatial index.
+/// A latitude/longitude grid from cells to geofence slots, dense cells listed per sub-cell: the spatial index.
 ///
 /// Fleet geofences are small (tens to hundreds of meters) and a fix asks one question, "which
 /// geofences could contain this point", so one dictionary probe per fix beats a tree walk. A shape
@@ -8,7 +8,7 @@ public struct SpatialGrid: Sendable {
     /// Cell edge in 10⁻⁷ degrees (0.01° ≈ 1.1 km of latitude).
     public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
-    /// A cell holding more geofences than this is split into sub-cells (see `Cell`).
+    /// A cell holding more geofences than this also lists them per sub-cell (see `Cell`).
     static let splitThreshold = 32
     /// Sub-cells per side of a split cell: 0.0025° (about 280 m of latitude).
     static let subdivisions = 4
@@ -69,16 +69,17 @@ public struct SpatialGrid: Sendable {
     /// The geofences of a cell: their boxes, scanned on every lookup, apart from their entries,
     /// read only for a box holding the point (`boxes[i]` belongs to `entries[i]`).
     ///
-    /// A cell holding more than `splitThreshold` geofences (a dense district) hands them to
-    /// `subdivisions`² sub-cells, so a lookup there scans a sub-cell's short list instead of the
-    /// whole cell's. Only dense cells pay the sub-cells' memory (a box is listed once per sub-cell
-    /// it overlaps); a sparse cell keeps one list.
+    /// A cell holding more than `splitThreshold` geofences (a dense district) also lists, for each
+    /// of its `subdivisions`² sub-cells, the indices of the boxes overlapping it, so a lookup there
+    /// tests a sub-cell's short list of this cell's boxes instead of all of them. The boxes and
+    /// entries stay once per cell, contiguous: a split costs 4 bytes per (box, sub-cell) pair, and
+    /// only in dense cells; a sparse cell pays for an empty `sub`.
     struct Cell: Sendable {
         var boxes: [CellBox] = []
         var entries: [Entry] = []
-        /// Empty, or `subdivisions`² sub-cells in row-major order (latitude, then longitude);
-        /// once split, `boxes` and `entries` stay empty.
-        var sub: [Cell] = []
+        /// Empty, or per sub-cell (row-major: latitude, then longitude) the indices into `boxes`
+        /// of the boxes overlapping it, ascending.
+        var sub: [[UInt32]] = []
 
         /// Appends to a cell that is never split (the oversized list).
         mutating func append(_ box: CellBox, _ entry: Entry) {
@@ -89,53 +90,50 @@ public struct SpatialGrid: Sendable {
         /// Appends to the grid cell with lower corner `origin` (in 10⁻⁷ degrees), splitting it
         /// when it grows past `splitThreshold`.
         mutating func append(_ box: CellBox, _ entry: Entry, originLatE7: Int64, originLngE7: Int64) {
-            if sub.isEmpty {
-                append(box, entry)
-                if entries.count > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
-                return
-            }
-            let (lat, lng) = Self.subRanges(box, originLatE7: originLatE7, originLngE7: originLngE7)
-            for row in lat {
-                for column in lng { sub[row * SpatialGrid.subdivisions + column].append(box, entry) }
+            append(box, entry)
+            if !sub.isEmpty {
+                list(boxes.count - 1, originLatE7: originLatE7, originLngE7: originLngE7)
+            } else if boxes.count > SpatialGrid.splitThreshold {
+                split(originLatE7: originLatE7, originLngE7: originLngE7)
             }
         }
 
         private mutating func split(originLatE7: Int64, originLngE7: Int64) {
-            sub = Array(repeating: Cell(), count: SpatialGrid.subdivisions * SpatialGrid.subdivisions)
-            let boxes = self.boxes, entries = self.entries
-            self.boxes = []
-            self.entries = []
-            for (box, entry) in zip(boxes, entries) {
-                append(box, entry, originLatE7: originLatE7, originLngE7: originLngE7)
-            }
+            sub = Array(repeating: [], count: SpatialGrid.subdivisions * SpatialGrid.subdivisions)
+            for index in boxes.indices { list(index, originLatE7: originLatE7, originLngE7: originLngE7) }
         }
 
-        /// The sub-cells a box overlaps, clipped to the cell.
-        @inline(__always)
-        static func subRanges(_ box: CellBox, originLatE7: Int64, originLngE7: Int64)
-            -> (lat: ClosedRange<Int>, lng: ClosedRange<Int>)
-        {
-            func index(_ e7: Int64, origin: Int64) -> Int {
+        /// Adds `boxes[index]` to the lists of the sub-cells it overlaps (clipped to the cell).
+        private mutating func list(_ index: Int, originLatE7: Int64, originLngE7: Int64) {
+            func subIndex(_ e7: Int64, origin: Int64) -> Int {
                 let offset = e7 - origin
                 if offset < 0 { return 0 }
                 return min(Int(offset / SpatialGrid.subCellSizeE7), SpatialGrid.subdivisions - 1)
             }
+            let box = boxes[index]
             let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
-            return (index(minLat, origin: originLatE7)...index(minLat + Int64(box.latSpan), origin: originLatE7),
-                    index(minLng, origin: originLngE7)...index(minLng + Int64(box.lngSpan), origin: originLngE7))
+            let rows = subIndex(minLat, origin: originLatE7)...subIndex(minLat + Int64(box.latSpan), origin: originLatE7)
+            let columns =
+                subIndex(minLng, origin: originLngE7)...subIndex(minLng + Int64(box.lngSpan), origin: originLngE7)
+            for row in rows {
+                for column in columns { sub[row * SpatialGrid.subdivisions + column].append(UInt32(index)) }
+            }
         }
 
-        mutating func remove(slot: Int32) {
-            for index in sub.indices { sub[index].remove(slot: slot) }
+        /// Removes `slot`'s boxes; a split cell (lower corner `origin`) lists its sub-cells again.
+        mutating func remove(slot: Int32, originLatE7: Int64 = 0, originLngE7: Int64 = 0) {
             var i = 0
+            var removed = false
             while i < entries.count {
                 if entries[i].slot == slot {
                     entries.remove(at: i)
                     boxes.remove(at: i)
+                    removed = true
                 } else {
                     i += 1
                 }
             }
+            if removed, !sub.isEmpty { split(originLatE7: originLatE7, originLngE7: originLngE7) }
         }
 
         /// Calls `body` with the entry of every box holding the point.
@@ -157,10 +155,15 @@ public struct SpatialGrid: Sendable {
                 forEachInList(holding: point, body)
                 return
             }
-            let row = Int((Int64(point.latitudeE7) - originLatE7) / SpatialGrid.subCellSizeE7)
-            let column = Int((Int64(point.longitudeE7) - originLngE7) / SpatialGrid.subCellSizeE7)
-            sub.withUnsafeBufferPointer { sub in
-                sub[row * SpatialGrid.subdivisions + column].forEachInList(holding: point, body)
+            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
+            let row = Int((lat - originLatE7) / SpatialGrid.subCellSizeE7)
+            let column = Int((lng - originLngE7) / SpatialGrid.subCellSizeE7)
+            sub[row * SpatialGrid.subdivisions + column].withUnsafeBufferPointer { list in
+                boxes.withUnsafeBufferPointer { boxes in
+                    entries.withUnsafeBufferPointer { entries in
+                        for i in list where boxes[Int(i)].contains(latE7: lat, lngE7: lng) { body(entries[Int(i)]) }
+                    }
+                }
             }
         }
     }
@@ -240,7 +243,8 @@ public struct SpatialGrid: Sendable {
                 for lng in lngRange {
                     // An emptied cell keeps its (empty) lists: cells are few and reused by later upserts.
                     if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
-                        cells[Int(index)].remove(slot: slot)
+                        cells[Int(index)].remove(slot: slot, originLatE7: lat * Self.cellSizeE7,
+                                                 originLngE7: lng * Self.cellSizeE7)
                     }
                 }
             }
