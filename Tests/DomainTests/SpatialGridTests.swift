@@ -26,12 +26,16 @@ import Testing
         return found
     }
 
+    /// 3,000 geofences leave most cells under `SpatialGrid.splitThreshold`; 10,000 (the dense city)
+    /// put ~144 in a cell, so every cell is split and listed per sub-cell, before and after removals.
     @Test(arguments: [
-        (UInt64(1), Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)),
-        (UInt64(2), Coordinate(latitudeE7: -336_000_000, longitudeE7: -706_000_000)),  // south and west of 0°
+        (UInt64(1), Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000), 3_000),
+        (UInt64(2), Coordinate(latitudeE7: -336_000_000, longitudeE7: -706_000_000), 3_000),  // south and west of 0°
+        (UInt64(3), Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000), 10_000),
+        (UInt64(4), Coordinate(latitudeE7: -336_000_000, longitudeE7: -706_000_000), 10_000),
     ])
-    func candidatesEqualABruteForceScan(seed: UInt64, center: Coordinate) {
-        var geofences = Self.denseTable(seed: seed, count: 3_000, center: center)
+    func candidatesEqualABruteForceScan(seed: UInt64, center: Coordinate, count: Int) {
+        var geofences = Self.denseTable(seed: seed, count: count, center: center)
         var table = GeofenceTable(geofences)
         // Deletes and re-inserts move slots around.
         for index in stride(from: 0, to: geofences.count, by: 7) { table.remove(geofences[index].id) }

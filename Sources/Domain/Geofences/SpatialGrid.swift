@@ -1,4 +1,4 @@
-/// A uniform latitude/longitude grid from cells to geofence slots: the spatial index.
+/// A latitude/longitude grid from cells to geofence slots, dense cells listed per sub-cell: the spatial index.
 ///
 /// Fleet geofences are small (tens to hundreds of meters) and a fix asks one question, "which
 /// geofences could contain this point", so one dictionary probe per fix beats a tree walk. A shape
@@ -8,6 +8,11 @@ public struct SpatialGrid: Sendable {
     /// Cell edge in 10⁻⁷ degrees (0.01° ≈ 1.1 km of latitude).
     public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
+    /// A cell holding more geofences than this also lists them per sub-cell (see `Cell`).
+    static let splitThreshold = 32
+    /// Sub-cells per side of a split cell: 0.0025° (about 280 m of latitude).
+    static let subdivisions = 4
+    static let subCellSizeE7 = cellSizeE7 / Int64(subdivisions)
 
     /// A bounding box that does not cross the antimeridian, as a start and spans: a point is inside
     /// when both offsets from the start, taken as unsigned, are within the spans (two compares, no
@@ -63,34 +68,101 @@ public struct SpatialGrid: Sendable {
 
     /// The geofences of a cell: their boxes, scanned on every lookup, apart from their entries,
     /// read only for a box holding the point (`boxes[i]` belongs to `entries[i]`).
+    ///
+    /// A cell holding more than `splitThreshold` geofences (a dense district) also lists, for each
+    /// of its `subdivisions`² sub-cells, the indices of the boxes overlapping it, so a lookup there
+    /// tests a sub-cell's short list of this cell's boxes instead of all of them. The boxes and
+    /// entries stay once per cell, contiguous: a split costs 4 bytes per (box, sub-cell) pair, and
+    /// only in dense cells; a sparse cell pays for an empty `sub`.
     struct Cell: Sendable {
         var boxes: [CellBox] = []
         var entries: [Entry] = []
+        /// Empty, or per sub-cell (row-major: latitude, then longitude) the indices into `boxes`
+        /// of the boxes overlapping it, ascending.
+        var sub: [[UInt32]] = []
 
+        /// Appends to a cell that is never split (the oversized list).
         mutating func append(_ box: CellBox, _ entry: Entry) {
             boxes.append(box)
             entries.append(entry)
         }
 
-        mutating func remove(slot: Int32) {
+        /// Appends to the grid cell with lower corner `origin` (in 10⁻⁷ degrees), splitting it
+        /// when it grows past `splitThreshold`.
+        mutating func append(_ box: CellBox, _ entry: Entry, originLatE7: Int64, originLngE7: Int64) {
+            append(box, entry)
+            if !sub.isEmpty {
+                list(boxes.count - 1, originLatE7: originLatE7, originLngE7: originLngE7)
+            } else if boxes.count > SpatialGrid.splitThreshold {
+                split(originLatE7: originLatE7, originLngE7: originLngE7)
+            }
+        }
+
+        private mutating func split(originLatE7: Int64, originLngE7: Int64) {
+            sub = Array(repeating: [], count: SpatialGrid.subdivisions * SpatialGrid.subdivisions)
+            for index in boxes.indices { list(index, originLatE7: originLatE7, originLngE7: originLngE7) }
+        }
+
+        /// Adds `boxes[index]` to the lists of the sub-cells it overlaps (clipped to the cell).
+        private mutating func list(_ index: Int, originLatE7: Int64, originLngE7: Int64) {
+            func subIndex(_ e7: Int64, origin: Int64) -> Int {
+                let offset = e7 - origin
+                if offset < 0 { return 0 }
+                return min(Int(offset / SpatialGrid.subCellSizeE7), SpatialGrid.subdivisions - 1)
+            }
+            let box = boxes[index]
+            let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
+            let rows = subIndex(minLat, origin: originLatE7)...subIndex(minLat + Int64(box.latSpan), origin: originLatE7)
+            let columns =
+                subIndex(minLng, origin: originLngE7)...subIndex(minLng + Int64(box.lngSpan), origin: originLngE7)
+            for row in rows {
+                for column in columns { sub[row * SpatialGrid.subdivisions + column].append(UInt32(index)) }
+            }
+        }
+
+        /// Removes `slot`'s boxes; a split cell (lower corner `origin`) lists its sub-cells again.
+        mutating func remove(slot: Int32, originLatE7: Int64 = 0, originLngE7: Int64 = 0) {
             var i = 0
+            var removed = false
             while i < entries.count {
                 if entries[i].slot == slot {
                     entries.remove(at: i)
                     boxes.remove(at: i)
+                    removed = true
                 } else {
                     i += 1
                 }
             }
+            if removed, !sub.isEmpty { split(originLatE7: originLatE7, originLngE7: originLngE7) }
         }
 
         /// Calls `body` with the entry of every box holding the point.
         @inline(__always)
-        func forEach(holding point: Coordinate, _ body: (Entry) -> Void) {
+        func forEachInList(holding point: Coordinate, _ body: (Entry) -> Void) {
             let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
             boxes.withUnsafeBufferPointer { boxes in
                 entries.withUnsafeBufferPointer { entries in
                     for i in 0..<boxes.count where boxes[i].contains(latE7: lat, lngE7: lng) { body(entries[i]) }
+                }
+            }
+        }
+
+        /// Calls `body` with the entry of every box holding the point, which lies in this grid cell
+        /// (lower corner `origin`).
+        @inline(__always)
+        func forEach(holding point: Coordinate, originLatE7: Int64, originLngE7: Int64, _ body: (Entry) -> Void) {
+            if sub.isEmpty {
+                forEachInList(holding: point, body)
+                return
+            }
+            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
+            let row = Int((lat - originLatE7) / SpatialGrid.subCellSizeE7)
+            let column = Int((lng - originLngE7) / SpatialGrid.subCellSizeE7)
+            sub[row * SpatialGrid.subdivisions + column].withUnsafeBufferPointer { list in
+                boxes.withUnsafeBufferPointer { boxes in
+                    entries.withUnsafeBufferPointer { entries in
+                        for i in list where boxes[Int(i)].contains(latE7: lat, lngE7: lng) { body(entries[Int(i)]) }
+                    }
                 }
             }
         }
@@ -145,14 +217,16 @@ public struct SpatialGrid: Sendable {
                 let cellBox = CellBox(part)
                 for lng in lngRange {
                     let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
-                    if let index = cellIndex[key] {
-                        cells[Int(index)].append(cellBox, entry)
+                    let index: Int
+                    if let found = cellIndex[key] {
+                        index = Int(found)
                     } else {
-                        cellIndex[key] = Int32(cells.count)
-                        var cell = Cell()
-                        cell.append(cellBox, entry)
-                        cells.append(cell)
+                        index = cells.count
+                        cellIndex[key] = Int32(index)
+                        cells.append(Cell())
                     }
+                    cells[index].append(cellBox, entry, originLatE7: lat * Self.cellSizeE7,
+                                        originLngE7: lng * Self.cellSizeE7)
                 }
             }
         }
@@ -169,7 +243,8 @@ public struct SpatialGrid: Sendable {
                 for lng in lngRange {
                     // An emptied cell keeps its (empty) lists: cells are few and reused by later upserts.
                     if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
-                        cells[Int(index)].remove(slot: slot)
+                        cells[Int(index)].remove(slot: slot, originLatE7: lat * Self.cellSizeE7,
+                                                 originLngE7: lng * Self.cellSizeE7)
                     }
                 }
             }
@@ -178,19 +253,20 @@ public struct SpatialGrid: Sendable {
 
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
     /// the oversized ones.
-    /// - Complexity: one hash probe plus a box test per geofence of the cell.
+    /// - Complexity: one hash probe plus a box test per geofence of the cell (of the sub-cell in a split cell).
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
-        let key = Self.key(latCell: Self.cellNumber(point.latitudeE7), lngCell: Self.cellNumber(point.longitudeE7))
-        if let index = cellIndex[UInt64(bitPattern: key)] {
-            cells[Int(index)].forEach(holding: point) { body($0.slot) }
+        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
+        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
+            cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                      originLngE7: lngCell * Self.cellSizeE7) { body($0.slot) }
         }
-        oversized.forEach(holding: point) { body($0.slot) }
+        oversized.forEachInList(holding: point) { body($0.slot) }
     }
 
     /// Calls `body` with every enabled geofence whose shape holds `point` (signed distance ≤ 0): its
     /// id, slot, signed distance and characteristic radius. A circle is tested from its entry;
     /// another shape through `slots`, the table's geofences. Order: as `forEachCandidate`.
-    /// - Complexity: one hash probe plus a box test per geofence of the cell; a geofence object is
+    /// - Complexity: one hash probe plus a box test per geofence of the (sub-)cell; a geofence object is
     ///   touched only for a polygon whose box holds the point.
     @inline(__always)
     func forEachContaining(
@@ -209,10 +285,13 @@ public struct SpatialGrid: Sendable {
                 if distance <= 0 { body(entry.id, entry.slot, distance, geofence.geometry.characteristicRadius) }
             }
         }
-        let key = Self.key(latCell: Self.cellNumber(point.latitudeE7), lngCell: Self.cellNumber(point.longitudeE7))
-        if let index = cellIndex[UInt64(bitPattern: key)] {
-            cells[Int(index)].forEach(holding: point, test)
+        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
+        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
+            cells.withUnsafeBufferPointer { cells in
+                cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                          originLngE7: lngCell * Self.cellSizeE7, test)
+            }
         }
-        oversized.forEach(holding: point, test)
+        oversized.forEachInList(holding: point, test)
     }
 }

@@ -102,13 +102,23 @@ public enum ReplayJob {
         defer { threads.stop() }
         let block = ReplayBlock(partitioner: partitioner, workers: threads.count)
         let table = geofences
+        // Each block's outputs are written by a thread of their own while the next block is folded.
+        // A block's outputs are swapped into `written` (the previous block's, emptied by the writer,
+        // whose capacity the partitions then fill again): the writer and the fold never share a buffer.
+        let writer = ReplayWriter()
+        defer { writer.stop() }
+        let written = WrittenOutputs(count: partitions.count)
         func foldInParallel(_ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
             threads.run { [partitions] worker in
                 for partition in partitions where partition.index % threads.count == worker { body(partition) }
             }
             for partition in partitions {
                 if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
-                try write(&partition.output)
+            }
+            try writer.wait()
+            for partition in partitions { swap(&partition.output, &written.batches[partition.index]) }
+            try writer.submit {
+                for index in written.batches.indices { try write(&written.batches[index]) }
             }
         }
 
@@ -119,6 +129,7 @@ public enum ReplayJob {
             progress(reader.progress)
         }
         try foldInParallel { $0.finish(geofences: table) }
+        try writer.wait()
         for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
 
         var summary = ReplaySummary()
