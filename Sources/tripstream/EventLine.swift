@@ -6,7 +6,8 @@ enum EventLine {
     static func render(_ event: Event) -> String {
         let time = RFC3339.string(event.createdAt).dropFirst(11).prefix(8)
         var flags = ""
-        if !event.live { flags += " (replayed)" }
+        if event.replayed { flags += " (replayed)" }
+        if event.late { flags += " (late)" }
         switch event.revision {
         case .original: break
         case .corrected: flags += " [corrected]"

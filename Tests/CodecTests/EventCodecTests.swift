@@ -8,7 +8,7 @@ func expectSameEvent(_ a: Event, _ b: Event, sourceLocation: SourceLocation = #_
     #expect(
         a.id == b.id && a.type == b.type && a.userId == b.userId && a.createdAt == b.createdAt,
         sourceLocation: sourceLocation)
-    #expect(a.live == b.live && a.revision == b.revision && a.location == b.location, sourceLocation: sourceLocation)
+    #expect(a.replayed == b.replayed && a.late == b.late && a.revision == b.revision && a.location == b.location, sourceLocation: sourceLocation)
     #expect(a.locationAccuracy.bitPattern == b.locationAccuracy.bitPattern, sourceLocation: sourceLocation)
     #expect(a.deviceId == b.deviceId && a.userMetadata == b.userMetadata, sourceLocation: sourceLocation)
     #expect(a.durationSeconds == b.durationSeconds && a.trip == b.trip, sourceLocation: sourceLocation)
@@ -83,7 +83,11 @@ struct EventCodecTests {
             EventEncoder.string(Fixtures.allEvents[11], actualCreatedAt: 0).contains(#""live":true,"corrected":true,"#))
         #expect(
             EventEncoder.string(Fixtures.allEvents[14], actualCreatedAt: 0).contains(#""live":true,"retracted":true,"#))
-        #expect(EventEncoder.string(Fixtures.allEvents[6], actualCreatedAt: 0).contains(#""live":false,"location""#))
+        // `live` is Radar's (live key, not test key): always true; offline replay and lateness have their own flags.
+        #expect(
+            EventEncoder.string(Fixtures.allEvents[6], actualCreatedAt: 0)
+                .contains(#""live":true,"replayed":true,"late":true,"location""#))
+        #expect(!EventEncoder.string(Fixtures.allEvents[5], actualCreatedAt: 0).contains("replayed"))
     }
 
     @Test func appendsToTheCallersBuffer() {

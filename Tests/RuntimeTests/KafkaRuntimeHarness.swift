@@ -159,7 +159,8 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
 
     static func comparable(_ event: Event) -> String {
         var copy = event
-        copy.live = true
+        copy.replayed = false
+        copy.late = false
         copy.revision = .original
         return EventEncoder.string(copy, actualCreatedAt: 0)
     }

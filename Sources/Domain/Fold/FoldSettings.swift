@@ -33,9 +33,9 @@ public struct FoldSettings: Sendable, Equatable {
     public var defaultDestinationRadius: Double = 100
     /// A trip neither completed nor canceled expires this long after it started. Default: 24 h.
     public var tripExpiry: UnixMillis = 24 * 3_600_000
-    /// Events of inputs whose event time lags processing time by more than this are `live: false`.
+    /// Events whose event time lags processing time by more than this are `late: true`.
     /// Default: 10 min.
-    public var liveLag: UnixMillis = 600_000
+    public var lateLag: UnixMillis = 600_000
 
     /// The replay horizon: a user's history reaches back this far behind their newest input, and any
     /// input within it is folded at its place; older ones are `too_late`. Default: 6 h.

@@ -73,7 +73,7 @@ extension UserState {
         hasher.combine(type.rawValue)
         id(&hasher)
         return Event(
-            id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, live: context.live,
+            id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, replayed: context.replayed,
             location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata)
     }
 

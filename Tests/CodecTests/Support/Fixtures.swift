@@ -34,11 +34,11 @@ enum Fixtures {
 
     static func event(
         _ type: EventType, _ n: UInt32, geofence: Geofence? = nil, duration: Int32? = nil, trip: TripSnapshot? = nil,
-        live: Bool = true, revision: EventRevision = .original, accuracy: Float = 5
+        replayed: Bool = false, late: Bool = false, revision: EventRevision = .original, accuracy: Float = 5
     ) -> Event {
         Event(
             id: EventID(high: 0x0123_4567_89ab_cdef, low: n), type: type, userId: "pro_user_456",
-            createdAt: t0 + Int64(n) * 1000, live: live, revision: revision,
+            createdAt: t0 + Int64(n) * 1000, replayed: replayed, late: late, revision: revision,
             location: Coordinate(latitude: 40.7342, longitude: -73.9911), locationAccuracy: accuracy,
             deviceId: n % 2 == 0 ? "device-1" : nil, userMetadata: n % 3 == 0 ? nil : userMetadata,
             geofence: geofence, durationSeconds: duration, trip: trip)
@@ -79,7 +79,7 @@ enum Fixtures {
             event(.dwelledInGeofence, 4, geofence: shift),
             event(.startedTrip, 5, trip: started),
             event(.updatedTrip, 6, trip: updated),
-            event(.updatedTrip, 7, trip: rising, live: false),
+            event(.updatedTrip, 7, trip: rising, replayed: true, late: true),
             event(.approachingTripDestination, 8, trip: approaching),
             event(.arrivedAtTripDestination, 9, trip: arrived),
             event(.stoppedTrip, 10, trip: completed),
