@@ -28,7 +28,7 @@ enum EventLine {
             let summary = event.trip?.summary
             let distance = summary.map { String(format1: Double($0.distanceMeters) / 1000) + " km" } ?? ""
             what = "\(event.trip?.status.name ?? "stopped") trip \(trip(event)) \(distance)"
-        case .delayedTrip: what = "is running \(event.trip?.delayMinutes ?? 0) min late, trip \(trip(event))"
+        case .delayedDuringTrip: what = "is running \(event.trip?.delay?.minutes ?? 0) min late, trip \(trip(event))"
         }
         return "\(time)  \(who.padded(12)) \(what)\(flags)"
     }

@@ -240,7 +240,8 @@ public enum EventDecoder {
         var startedAt = createdAt
         var arrivedAt: UnixMillis?
         var eta: Eta?
-        var delay: Int32?
+        var delay: TripDelay?
+        var threshold = 0
         var rising: UInt16 = 0
         var summary: TripSummary?
         var cursor = try reader.beginObject()
@@ -271,6 +272,8 @@ public enum EventDecoder {
                 approaching = Int(try reader.integerField("trip.approachingThreshold", range: 0...1440, &issue) ?? 0)
             } else if reader.matches(key, "scheduledArrivalAt") {
                 scheduled = try reader.timestampField("trip.scheduledArrivalAt", &issue)
+            } else if reader.matches(key, "delayThreshold") {
+                threshold = Int(try reader.integerField("trip.delayThreshold", range: 0...1440, &issue) ?? 0)
             } else if reader.matches(key, "metadata") {
                 metadata = try reader.metadataField("trip.metadata", &issue)
             } else if reader.matches(key, "startedAt") {
@@ -300,9 +303,10 @@ public enum EventDecoder {
         let plan = TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
             destinationCoordinates: destination, destinationRadius: radius ?? Self.defaultDestinationRadius,
-            mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, metadata: metadata)
+            mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, delayThreshold: threshold,
+            metadata: metadata)
         return TripSnapshot(
-            plan: plan, status: status, startedAt: startedAt, eta: eta, delayMinutes: delay, etaRisingStreak: rising,
+            plan: plan, status: status, startedAt: startedAt, eta: eta, delay: delay, etaRisingStreak: rising,
             arrivedAt: arrivedAt, summary: summary)
     }
 
@@ -337,7 +341,9 @@ public enum EventDecoder {
         return Int64(meters.rounded())
     }
 
-    private static func delay(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Int32? {
+    private static func delay(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
+        -> TripDelay?
+    {
         guard reader.peekKind() == .object else {
             try reader.skipWrongType("trip.delay", expected: "an object", &issue)
             return nil
@@ -355,7 +361,7 @@ public enum EventDecoder {
                 try reader.skipValue()
             }
         }
-        return delayed ? Int32(minutes ?? 0) : nil
+        return TripDelay(delayed: delayed, minutes: Int32(minutes ?? 0))
     }
 
     private static func summary(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)

@@ -53,7 +53,7 @@ extension JSONWriter {
         eventTimesAndLocation(event, actualCreatedAt: actualCreatedAt)
         if let eta = trip.eta { self.eta(eta) }
         etaRecordDestination(trip.plan)
-        raw(trip.delayMinutes != nil ? ",\"delayed\":true}" : ",\"delayed\":false}")
+        raw(trip.delay?.delayed == true ? ",\"delayed\":true}" : ",\"delayed\":false}")
     }
 
     /// `,"createdAt":…,"actualCreatedAt":…,"live":true`, `replayed`/`late` when true, the revision flag

@@ -8,8 +8,9 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case approachingTripDestination
     case arrivedAtTripDestination
     case stoppedTrip
-    /// The ETA first passed the trip's `scheduledArrivalAt` (delay detection).
-    case delayedTrip
+    /// The predicted arrival first passed the trip's `scheduledArrivalAt` by more than its
+    /// `delayThreshold` (Radar's delay detection); once a trip.
+    case delayedDuringTrip
 
     public var name: String {
         switch self {
@@ -21,7 +22,7 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .approachingTripDestination: "user.approaching_trip_destination"
         case .arrivedAtTripDestination: "user.arrived_at_trip_destination"
         case .stoppedTrip: "user.stopped_trip"
-        case .delayedTrip: "user.delayed_trip"
+        case .delayedDuringTrip: "user.delayed_during_trip"
         }
     }
 

@@ -29,6 +29,9 @@ public struct FoldSettings: Sendable, Equatable {
     public var freshLocation: UnixMillis = 120_000
     /// Default approaching threshold when a trip gives none, minutes. Default: 5.
     public var defaultApproachingThreshold: Int = 5
+    /// Default delay threshold when a trip gives none: minutes of predicted lateness past
+    /// `scheduledArrivalAt` before `user.delayed_during_trip`. Default: 0 (any lateness).
+    public var defaultDelayThreshold: Int = 0
     /// Default radius of a destination given as coordinates, meters. Default: 100.
     public var defaultDestinationRadius: Double = 100
     /// A trip neither completed nor canceled expires this long after it started. Default: 24 h.

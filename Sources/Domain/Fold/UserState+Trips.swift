@@ -20,7 +20,9 @@ extension UserState {
             progress.mileageAnchor = fresh ? location : nil
             trip = progress
             if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
+            let delayedNow = updateTripDelay(at: time)
             events.append(tripEvent(.startedTrip, at: time, context: context))
+            if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
             return .applied
         case .update:
             guard let current = trip, current.snapshot.status.isActive,
@@ -44,7 +46,9 @@ extension UserState {
         progress.snapshot.plan = Self.makePlan(options, base: progress.snapshot.plan, settings: context.settings)
         trip = progress
         refreshTrip(at: time, accuracy: .infinity, context: context)
+        let delayedNow = updateTripDelay(at: time)
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(1)) })
+        if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
         return .applied
     }
 
@@ -61,6 +65,7 @@ extension UserState {
             approachingThreshold: options.approachingThreshold ?? base?.approachingThreshold
                 ?? settings.defaultApproachingThreshold,
             scheduledArrivalAt: options.scheduledArrivalAt ?? base?.scheduledArrivalAt,
+            delayThreshold: options.delayThreshold ?? base?.delayThreshold ?? settings.defaultDelayThreshold,
             metadata: options.metadata ?? base?.metadata)
     }
 
@@ -108,6 +113,7 @@ extension UserState {
                                       accuracy: accuracy, context: context)
         }
 
+        let delayedNow = box.value.updateDelay(at: time)
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
         if arrivedNow {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
@@ -120,15 +126,12 @@ extension UserState {
             box.value.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
-        if let scheduled = snapshot.plan.scheduledArrivalAt, snapshot.delayMinutes == nil,
-            snapshot.status != .arrived, let eta = snapshot.eta
-        {
-            let late = time + Int64(eta.durationSeconds) * 1000 - scheduled
-            if late > 0 {
-                box.value.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
-                events.append(tripEvent(.delayedTrip, at: time, context: context))
-            }
-        }
+        if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+    }
+
+    /// `TripProgress.updateDelay` on the trip in place.
+    private mutating func updateTripDelay(at time: UnixMillis) -> Bool {
+        uniqueTripBox()?.value.updateDelay(at: time) ?? false
     }
 
     /// Recomputes destination presence and ETA from the current location.

@@ -23,7 +23,7 @@ enum Fixtures {
     static let plan = TripPlan(
         externalId: "trip_shift_12345", destinationGeofenceTag: "shift", destinationGeofenceExternalId: "shift_12345",
         destinationCoordinates: nil, destinationRadius: 100, mode: .car, approachingThreshold: 5,
-        scheduledArrivalAt: t0 + 15 * 60_000, metadata: RawJSON(#"{"shiftId":"shift_12345","proName":"John Doe"}"#))
+        scheduledArrivalAt: t0 + 15 * 60_000, delayThreshold: 2, metadata: RawJSON(#"{"shiftId":"shift_12345","proName":"John Doe"}"#))
 
     static let pointPlan = TripPlan(
         externalId: "trip-2", destinationGeofenceTag: nil, destinationGeofenceExternalId: nil,
@@ -46,7 +46,8 @@ enum Fixtures {
 
     /// Every event type, with every optional part present somewhere.
     static var allEvents: [Event] {
-        let started = TripSnapshot(plan: plan, status: .started, startedAt: t0)
+        let started = TripSnapshot(
+            plan: plan, status: .started, startedAt: t0, delay: TripDelay(delayed: false, minutes: 0))
         var updated = started
         updated.eta = Eta(durationSeconds: 480, distanceMeters: 3200)
         var rising = updated
@@ -60,7 +61,7 @@ enum Fixtures {
         arrived.arrivedAt = t0 + 900_000
         arrived.eta = Eta(durationSeconds: 0, distanceMeters: 0)
         var delayed = updated
-        delayed.delayMinutes = 4
+        delayed.delay = TripDelay(delayed: true, minutes: 4)
         delayed.eta = Eta(durationSeconds: 1_170, distanceMeters: 9_000)
         var completed = arrived
         completed.status = .completed
@@ -86,7 +87,7 @@ enum Fixtures {
             noLocation,
             event(.stoppedTrip, 12, trip: canceled, revision: .corrected),
             event(.stoppedTrip, 13, trip: expired),
-            event(.delayedTrip, 14, trip: delayed),
+            event(.delayedDuringTrip, 14, trip: delayed),
             event(.enteredGeofence, 15, geofence: shift, revision: .retracted),
         ]
     }

@@ -1,0 +1,21 @@
+import CommandLineKit
+import Domain
+
+/// Service-wide defaults of trip detection, shared by `run` and `replay` (a trip command may
+/// override some of them per trip).
+enum TripDefaultOptions {
+    /// The options; `run` also reads them from `TRIPSTREAM_…` environment variables.
+    static func specs(environment: Bool) -> [OptionSpec] {
+        [
+            .value("delay-threshold", valueName: "minutes",
+                   help: "Minutes of predicted lateness past a trip's scheduledArrivalAt before user.delayed_during_trip, "
+                       + "for trips that give no delayThreshold (0…1440).",
+                   default: "0", environment: environment ? "TRIPSTREAM_DELAY_THRESHOLD" : nil),
+        ]
+    }
+
+    /// Reads the options into `settings`.
+    static func read(_ parsed: ParsedArguments, into settings: inout FoldSettings) throws {
+        settings.defaultDelayThreshold = try parsed.int("delay-threshold", in: 0...1440)
+    }
+}
