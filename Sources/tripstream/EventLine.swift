@@ -29,6 +29,7 @@ enum EventLine {
             let distance = summary.map { String(format1: Double($0.distanceMeters) / 1000) + " km" } ?? ""
             what = "\(event.trip?.status.name ?? "stopped") trip \(trip(event)) \(distance)"
         case .delayedDuringTrip: what = "is running \(event.trip?.delay?.minutes ?? 0) min late, trip \(trip(event))"
+        case .arrivedAtWrongTripDestination: what = "arrived at the wrong \(place(event)), trip \(trip(event))"
         }
         return "\(time)  \(who.padded(12)) \(what)\(flags)"
     }

@@ -175,6 +175,7 @@ extension JSONWriter {
         case .arrivedAtTripDestination: raw(",\"type\":\"user.arrived_at_trip_destination\"")
         case .stoppedTrip: raw(",\"type\":\"user.stopped_trip\"")
         case .delayedDuringTrip: raw(",\"type\":\"user.delayed_during_trip\"")
+        case .arrivedAtWrongTripDestination: raw(",\"type\":\"user.arrived_at_wrong_trip_destination\"")
         }
     }
 

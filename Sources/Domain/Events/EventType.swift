@@ -11,6 +11,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     /// The predicted arrival first passed the trip's `scheduledArrivalAt` by more than its
     /// `delayThreshold` (Radar's delay detection); once a trip.
     case delayedDuringTrip
+    /// During a trip, the user entered a geofence with the destination's tag but another externalId.
+    case arrivedAtWrongTripDestination
 
     public var name: String {
         switch self {
@@ -23,6 +25,7 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .arrivedAtTripDestination: "user.arrived_at_trip_destination"
         case .stoppedTrip: "user.stopped_trip"
         case .delayedDuringTrip: "user.delayed_during_trip"
+        case .arrivedAtWrongTripDestination: "user.arrived_at_wrong_trip_destination"
         }
     }
 

@@ -52,13 +52,18 @@ extension UserState {
         self.accuracy = input.accuracy
 
         let decisive = accuracy <= Double(settings.maxUsableAccuracy)
+        let geofenceEvents = events.count
         if decisive {
             updateGeofences(at: position, accuracy: accuracy, time: time, context: context, events: &events)
         }
         if trip != nil {
+            let tripEvents = events.count
             advanceTrip(
                 at: position, accuracy: decisive ? accuracy : .infinity, time: time, relocated: relocated,
                 context: context, events: &events)
+            if tripEvents > geofenceEvents {
+                reportWrongDestinations(entries: geofenceEvents..<tripEvents, at: time, context: context, events: &events)
+            }
         }
         return decisive ? .applied : .tooInaccurate
     }

@@ -129,6 +129,27 @@ extension UserState {
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
     }
 
+    /// `user.arrived_at_wrong_trip_destination` for each geofence entered among `events[entries]`
+    /// that has the destination's tag but another externalId, while the trip is active (as Radar).
+    mutating func reportWrongDestinations(entries: Range<Int>, at time: UnixMillis, context: FoldContext,
+                                          events: inout [Event])
+    {
+        guard hasActiveTrip, let plan = tripBoxForReading?.value.snapshot.plan,
+            let tag = plan.destinationGeofenceTag, let destination = plan.destinationGeofenceExternalId
+        else { return }
+        for index in entries where events[index].type == .enteredGeofence {
+            guard let geofence = events[index].geofence, geofence.tag == tag, geofence.externalId != destination
+            else { continue }
+            let entry = events[index].id  // one per visit: the entry's id names the visit
+            var event = tripEvent(.arrivedAtWrongTripDestination, at: time, context: context) {
+                $0.combine(entry.high)
+                $0.combine(UInt64(entry.low))
+            }
+            event.geofence = geofence
+            events.append(event)
+        }
+    }
+
     /// `TripProgress.updateDelay` on the trip in place.
     private mutating func updateTripDelay(at time: UnixMillis) -> Bool {
         uniqueTripBox()?.value.updateDelay(at: time) ?? false
@@ -219,10 +240,8 @@ extension UserState {
         var event = makeEvent(type, at: time, context: context) {
             $0.combine(box.value.snapshot.plan.externalId)
             $0.combine(UInt64(box.value.ordinal))
-            if type == .updatedTrip {
-                $0.combine(time)
-                extra(&$0)
-            }
+            if type == .updatedTrip { $0.combine(time) }
+            extra(&$0)
         }
         event.trip = box.value.snapshot
         return event

@@ -11,6 +11,10 @@ enum Fixtures {
         shape: .circle(center: Coordinate(latitude: 40.7342, longitude: -73.9911), radius: 100),
         metadata: RawJSON(#"{"shiftId":"shift_12345","customerId":"customer_abc"}"#), dwellThreshold: 15)
 
+    static let shiftNextDoor = Geofence(
+        tag: "shift", externalId: "shift_12346", description: "125 Main St",
+        shape: .circle(center: Coordinate(latitude: 40.7344, longitude: -73.9911), radius: 30))
+
     static let yard = Geofence(
         tag: "yard", externalId: "north \"yard\"", description: "",
         shape: .polygon(rings: [
@@ -89,6 +93,7 @@ enum Fixtures {
             event(.stoppedTrip, 13, trip: expired),
             event(.delayedDuringTrip, 14, trip: delayed),
             event(.enteredGeofence, 15, geofence: shift, revision: .retracted),
+            event(.arrivedAtWrongTripDestination, 16, geofence: shiftNextDoor, trip: updated),
         ]
     }
 
