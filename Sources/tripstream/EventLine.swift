@@ -30,6 +30,10 @@ enum EventLine {
             what = "\(event.trip?.status.name ?? "stopped") trip \(trip(event)) \(distance)"
         case .delayedDuringTrip: what = "is running \(event.trip?.delay?.minutes ?? 0) min late, trip \(trip(event))"
         case .arrivedAtWrongTripDestination: what = "arrived at the wrong \(place(event)), trip \(trip(event))"
+        case .tripSignalLost:
+            what = "lost signal \(minutes(Int64(event.durationSeconds ?? 0))) ago, trip \(trip(event))"
+        case .tripSignalRestored:
+            what = "is back after \(minutes(Int64(event.durationSeconds ?? 0))) without signal, trip \(trip(event))"
         }
         return "\(time)  \(who.padded(12)) \(what)\(flags)"
     }

@@ -11,11 +11,19 @@ enum TripDefaultOptions {
                    help: "Minutes of predicted lateness past a trip's scheduledArrivalAt before user.delayed_during_trip, "
                        + "for trips that give no delayThreshold (0…1440).",
                    default: "0", environment: environment ? "TRIPSTREAM_DELAY_THRESHOLD" : nil),
+            .value("trip-signal-lost-after", valueName: "duration",
+                   help: "An active trip without a fix for this long yields user.trip_signal_lost, on the partition's "
+                       + "stream time (0: never; at most 24h).",
+                   default: "10m", environment: environment ? "TRIPSTREAM_TRIP_SIGNAL_LOST_AFTER" : nil),
         ]
     }
 
     /// Reads the options into `settings`.
     static func read(_ parsed: ParsedArguments, into settings: inout FoldSettings) throws {
         settings.defaultDelayThreshold = try parsed.int("delay-threshold", in: 0...1440)
+        settings.tripSignalLostAfter = try parsed.duration("trip-signal-lost-after")
+        guard (0...24 * 3_600_000).contains(settings.tripSignalLostAfter) else {
+            throw CommandFailure("--trip-signal-lost-after must be at most 24h, got \(settings.tripSignalLostAfter / 1000) s")
+        }
     }
 }

@@ -176,6 +176,8 @@ extension JSONWriter {
         case .stoppedTrip: raw(",\"type\":\"user.stopped_trip\"")
         case .delayedDuringTrip: raw(",\"type\":\"user.delayed_during_trip\"")
         case .arrivedAtWrongTripDestination: raw(",\"type\":\"user.arrived_at_wrong_trip_destination\"")
+        case .tripSignalLost: raw(",\"type\":\"user.trip_signal_lost\"")
+        case .tripSignalRestored: raw(",\"type\":\"user.trip_signal_restored\"")
         }
     }
 

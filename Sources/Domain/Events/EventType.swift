@@ -13,6 +13,10 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case delayedDuringTrip
     /// During a trip, the user entered a geofence with the destination's tag but another externalId.
     case arrivedAtWrongTripDestination
+    /// No fix for `FoldSettings.tripSignalLostAfter` during an active trip (TripStream's; a stream-time timer).
+    case tripSignalLost
+    /// The first fix after `tripSignalLost`; `duration` is the gap.
+    case tripSignalRestored
 
     public var name: String {
         switch self {
@@ -26,6 +30,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .stoppedTrip: "user.stopped_trip"
         case .delayedDuringTrip: "user.delayed_during_trip"
         case .arrivedAtWrongTripDestination: "user.arrived_at_wrong_trip_destination"
+        case .tripSignalLost: "user.trip_signal_lost"
+        case .tripSignalRestored: "user.trip_signal_restored"
         }
     }
 

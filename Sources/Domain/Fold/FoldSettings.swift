@@ -36,6 +36,9 @@ public struct FoldSettings: Sendable, Equatable {
     public var defaultDestinationRadius: Double = 100
     /// A trip neither completed nor canceled expires this long after it started. Default: 24 h.
     public var tripExpiry: UnixMillis = 24 * 3_600_000
+    /// An active trip without a fix for this long yields `user.trip_signal_lost` (0: never).
+    /// Default: 10 min.
+    public var tripSignalLostAfter: UnixMillis = 600_000
     /// Events whose event time lags processing time by more than this are `late: true`.
     /// Default: 10 min.
     public var lateLag: UnixMillis = 600_000

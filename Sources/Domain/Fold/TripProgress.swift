@@ -30,13 +30,16 @@ public struct TripProgress: Sendable, Equatable {
     public var checkpointInterval: UnixMillis = 0
     /// `user.delayed_during_trip` was published for this trip (it fires once a trip).
     public var delayNotified = false
+    /// Set when `user.trip_signal_lost` fired: the time of the last fix before the gap (or the trip's
+    /// start); cleared by the next fix, which yields `user.trip_signal_restored`.
+    public var signalLostSince: UnixMillis?
 
     public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
         lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
             && lhs.mileageAnchor == rhs.mileageAnchor && lhs.insideDestination == rhs.insideDestination
             && lhs.leftDestinationAt == rhs.leftDestinationAt && lhs.checkpoints == rhs.checkpoints
             && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
-            && lhs.delayNotified == rhs.delayNotified
+            && lhs.delayNotified == rhs.delayNotified && lhs.signalLostSince == rhs.signalLostSince
     }
 
     public init(snapshot: TripSnapshot, ordinal: UInt32) {

@@ -50,6 +50,7 @@ extension UserState {
         location = position
         locationAt = time
         self.accuracy = input.accuracy
+        if trip != nil { restoreTripSignal(at: time, context: context, events: &events) }
 
         let decisive = accuracy <= Double(settings.maxUsableAccuracy)
         let geofenceEvents = events.count

@@ -136,6 +136,9 @@ public struct PartitionFold: Sendable {
         let slots = unsettled
         unsettled.removeAll(keepingCapacity: true)
         for slot in slots { settle(slot, geofences: geofences, processingTime: processingTime, events: &events) }
+        // A placed input may have moved a timer to before the stream time (a signal-lost timer counted
+        // from a late fix): fire it now, as the in-order fold did when stream time passed it.
+        fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
         finish(&events, from: first, processingTime: processingTime)
     }
 

@@ -3,11 +3,11 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 3: trips' delay threshold and `trip.delay`; 2 (history bounded by time: a tail and stored
-    /// segments) is still read; 1 (a bounded list of inputs) is not.
-    static let version: UInt8 = 3
-    /// 2: the layout of state version 3; 1 (that of state version 2) is still read.
-    static let segmentVersion: UInt8 = 2
+    /// 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
+    static let version: UInt8 = 4
+    /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
+    static let segmentVersion: UInt8 = 3
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
@@ -29,7 +29,7 @@ public enum TimelineCodec {
     public static func decode(_ bytes: [UInt8]) throws -> UserTimeline.Parts {
         var r = BinaryReader(bytes)
         let v = try r.u8()
-        guard v == version || v == 2 else {
+        guard (2...version).contains(v) else {
             throw BinaryReader.Corrupt(description: "unknown state record version \(v)")
         }
         r.layout = v
@@ -59,7 +59,7 @@ public enum TimelineCodec {
     public static func decodeSegment(_ bytes: [UInt8]) throws -> HistorySegment {
         var r = BinaryReader(bytes)
         let v = try r.u8()
-        guard v == segmentVersion || v == 1 else {
+        guard (1...segmentVersion).contains(v) else {
             throw BinaryReader.Corrupt(description: "unknown segment version \(v)")
         }
         r.layout = v + 1
@@ -324,6 +324,7 @@ public enum TimelineCodec {
         w.i64(t.nextCheckpointAt)
         w.i64(t.checkpointInterval)
         w.bool(t.delayNotified)
+        w.optional(t.signalLostSince) { w, v in w.i64(v) }
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -371,6 +372,9 @@ public enum TimelineCodec {
         t.nextCheckpointAt = try r.i64()
         t.checkpointInterval = try r.i64()
         t.delayNotified = r.layout >= 3 ? try r.bool() : snapshot.delay != nil
+        if r.layout >= 4 {
+            t.signalLostSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+        }
         return t
     }
 

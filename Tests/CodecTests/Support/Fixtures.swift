@@ -94,6 +94,8 @@ enum Fixtures {
             event(.delayedDuringTrip, 14, trip: delayed),
             event(.enteredGeofence, 15, geofence: shift, revision: .retracted),
             event(.arrivedAtWrongTripDestination, 16, geofence: shiftNextDoor, trip: updated),
+            event(.tripSignalLost, 17, duration: 600, trip: updated),
+            event(.tripSignalRestored, 18, duration: 1_290, trip: updated, replayed: true),
         ]
     }
 
