@@ -32,6 +32,8 @@ enum EventLine {
         case .arrivedAtWrongTripDestination: what = "arrived at the wrong \(place(event)), trip \(trip(event))"
         case .tripSignalLost:
             what = "lost signal \(minutes(Int64(event.durationSeconds ?? 0))) ago, trip \(trip(event))"
+        case .movingAwayFromTripDestination:
+            what = "is moving away (ETA rising for \(minutes(Int64(event.durationSeconds ?? 0)))), trip \(trip(event))"
         case .tripSignalRestored:
             what = "is back after \(minutes(Int64(event.durationSeconds ?? 0))) without signal, trip \(trip(event))"
         }

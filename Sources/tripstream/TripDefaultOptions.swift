@@ -15,6 +15,10 @@ enum TripDefaultOptions {
                    help: "An active trip without a fix for this long yields user.trip_signal_lost, on the partition's "
                        + "stream time (0: never; at most 24h).",
                    default: "10m", environment: environment ? "TRIPSTREAM_TRIP_SIGNAL_LOST_AFTER" : nil),
+            .value("moving-away-after", valueName: "duration",
+                   help: "A trip whose ETA rose on every fix for this long yields user.moving_away_from_trip_destination "
+                       + "(0: never; at most 24h).",
+                   default: "5m", environment: environment ? "TRIPSTREAM_MOVING_AWAY_AFTER" : nil),
         ]
     }
 
@@ -22,8 +26,11 @@ enum TripDefaultOptions {
     static func read(_ parsed: ParsedArguments, into settings: inout FoldSettings) throws {
         settings.defaultDelayThreshold = try parsed.int("delay-threshold", in: 0...1440)
         settings.tripSignalLostAfter = try parsed.duration("trip-signal-lost-after")
-        guard (0...24 * 3_600_000).contains(settings.tripSignalLostAfter) else {
-            throw CommandFailure("--trip-signal-lost-after must be at most 24h, got \(settings.tripSignalLostAfter / 1000) s")
+        settings.movingAwayAfter = try parsed.duration("moving-away-after")
+        for (name, value) in [("trip-signal-lost-after", settings.tripSignalLostAfter),
+                              ("moving-away-after", settings.movingAwayAfter)]
+        where !(0...24 * 3_600_000).contains(value) {
+            throw CommandFailure("--\(name) must be at most 24h, got \(value / 1000) s")
         }
     }
 }

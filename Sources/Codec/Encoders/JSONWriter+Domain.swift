@@ -178,6 +178,7 @@ extension JSONWriter {
         case .arrivedAtWrongTripDestination: raw(",\"type\":\"user.arrived_at_wrong_trip_destination\"")
         case .tripSignalLost: raw(",\"type\":\"user.trip_signal_lost\"")
         case .tripSignalRestored: raw(",\"type\":\"user.trip_signal_restored\"")
+        case .movingAwayFromTripDestination: raw(",\"type\":\"user.moving_away_from_trip_destination\"")
         }
     }
 

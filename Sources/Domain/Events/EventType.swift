@@ -17,6 +17,8 @@ public enum EventType: UInt8, CaseIterable, Sendable {
     case tripSignalLost
     /// The first fix after `tripSignalLost`; `duration` is the gap.
     case tripSignalRestored
+    /// The ETA rose on every fix for `FoldSettings.movingAwayAfter` (TripStream's; no-show risk).
+    case movingAwayFromTripDestination
 
     public var name: String {
         switch self {
@@ -32,6 +34,7 @@ public enum EventType: UInt8, CaseIterable, Sendable {
         case .arrivedAtWrongTripDestination: "user.arrived_at_wrong_trip_destination"
         case .tripSignalLost: "user.trip_signal_lost"
         case .tripSignalRestored: "user.trip_signal_restored"
+        case .movingAwayFromTripDestination: "user.moving_away_from_trip_destination"
         }
     }
 

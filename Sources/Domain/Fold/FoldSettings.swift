@@ -39,6 +39,9 @@ public struct FoldSettings: Sendable, Equatable {
     /// An active trip without a fix for this long yields `user.trip_signal_lost` (0: never).
     /// Default: 10 min.
     public var tripSignalLostAfter: UnixMillis = 600_000
+    /// A trip whose ETA rose on every fix for this long yields `user.moving_away_from_trip_destination`
+    /// (0: never). Default: 5 min.
+    public var movingAwayAfter: UnixMillis = 300_000
     /// Events whose event time lags processing time by more than this are `late: true`.
     /// Default: 10 min.
     public var lateLag: UnixMillis = 600_000

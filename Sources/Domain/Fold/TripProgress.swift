@@ -33,6 +33,10 @@ public struct TripProgress: Sendable, Equatable {
     /// Set when `user.trip_signal_lost` fired: the time of the last fix before the gap (or the trip's
     /// start); cleared by the next fix, which yields `user.trip_signal_restored`.
     public var signalLostSince: UnixMillis?
+    /// Time of the first fix of the current run of rising ETAs (`snapshot.etaRisingStreak` > 0).
+    public var etaRisingSince: UnixMillis?
+    /// `user.moving_away_from_trip_destination` fired for the current run of rising ETAs.
+    public var movingAwayNotified = false
 
     public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
         lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
@@ -40,11 +44,22 @@ public struct TripProgress: Sendable, Equatable {
             && lhs.leftDestinationAt == rhs.leftDestinationAt && lhs.checkpoints == rhs.checkpoints
             && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
             && lhs.delayNotified == rhs.delayNotified && lhs.signalLostSince == rhs.signalLostSince
+            && lhs.etaRisingSince == rhs.etaRisingSince && lhs.movingAwayNotified == rhs.movingAwayNotified
     }
 
     public init(snapshot: TripSnapshot, ordinal: UInt32) {
         self.snapshot = snapshot
         self.ordinal = ordinal
+    }
+
+    /// Whether `user.moving_away_from_trip_destination` fires at `time`: the ETA has risen on every fix
+    /// for `after` (0: never), before arrival; once a run of rising ETAs.
+    public mutating func startsMovingAway(at time: UnixMillis, after: UnixMillis) -> Bool {
+        guard after > 0, let since = etaRisingSince, !movingAwayNotified, time - since >= after,
+            snapshot.status == .started || snapshot.status == .approaching
+        else { return false }
+        movingAwayNotified = true
+        return true
     }
 
     /// Recomputes `trip.delay` at `time` from the ETA (or the arrival).

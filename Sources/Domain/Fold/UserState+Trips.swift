@@ -127,6 +127,11 @@ extension UserState {
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+        if box.value.startsMovingAway(at: time, after: context.settings.movingAwayAfter), let since = box.value.etaRisingSince {
+            var event = tripEvent(.movingAwayFromTripDestination, at: time, context: context) { $0.combine(since) }
+            event.durationSeconds = Int32(clamping: (time - since) / 1000)
+            events.append(event)
+        }
     }
 
     /// `user.arrived_at_wrong_trip_destination` for each geofence entered among `events[entries]`
@@ -205,6 +210,12 @@ extension UserState {
                 // Rising by more than a rounding wobble while the user should be closing in.
                 progress.snapshot.etaRisingStreak =
                     eta.durationSeconds > previous.durationSeconds + 5 ? progress.snapshot.etaRisingStreak &+ 1 : 0
+            }
+            if progress.snapshot.etaRisingStreak == 0 {
+                progress.etaRisingSince = nil
+                progress.movingAwayNotified = false
+            } else if progress.etaRisingSince == nil {
+                progress.etaRisingSince = time
             }
             progress.snapshot.eta = eta
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)

@@ -3,11 +3,11 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
-    static let version: UInt8 = 4
+    static let version: UInt8 = 5
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
-    static let segmentVersion: UInt8 = 3
+    static let segmentVersion: UInt8 = 4
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
@@ -325,6 +325,8 @@ public enum TimelineCodec {
         w.i64(t.checkpointInterval)
         w.bool(t.delayNotified)
         w.optional(t.signalLostSince) { w, v in w.i64(v) }
+        w.optional(t.etaRisingSince) { w, v in w.i64(v) }
+        w.bool(t.movingAwayNotified)
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -374,6 +376,10 @@ public enum TimelineCodec {
         t.delayNotified = r.layout >= 3 ? try r.bool() : snapshot.delay != nil
         if r.layout >= 4 {
             t.signalLostSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+        }
+        if r.layout >= 5 {
+            t.etaRisingSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+            t.movingAwayNotified = try r.bool()
         }
         return t
     }

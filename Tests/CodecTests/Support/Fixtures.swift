@@ -96,6 +96,7 @@ enum Fixtures {
             event(.arrivedAtWrongTripDestination, 16, geofence: shiftNextDoor, trip: updated),
             event(.tripSignalLost, 17, duration: 600, trip: updated),
             event(.tripSignalRestored, 18, duration: 1_290, trip: updated, replayed: true),
+            event(.movingAwayFromTripDestination, 19, duration: 330, trip: rising),
         ]
     }
 
