@@ -6,7 +6,8 @@ enum EventLine {
     static func render(_ event: Event) -> String {
         let time = RFC3339.string(event.createdAt).dropFirst(11).prefix(8)
         var flags = ""
-        if !event.live { flags += " (replayed)" }
+        if event.replayed { flags += " (replayed)" }
+        if event.late { flags += " (late)" }
         switch event.revision {
         case .original: break
         case .corrected: flags += " [corrected]"
@@ -27,7 +28,14 @@ enum EventLine {
             let summary = event.trip?.summary
             let distance = summary.map { String(format1: Double($0.distanceMeters) / 1000) + " km" } ?? ""
             what = "\(event.trip?.status.name ?? "stopped") trip \(trip(event)) \(distance)"
-        case .delayedTrip: what = "is running \(event.trip?.delayMinutes ?? 0) min late, trip \(trip(event))"
+        case .delayedDuringTrip: what = "is running \(event.trip?.delay?.minutes ?? 0) min late, trip \(trip(event))"
+        case .arrivedAtWrongTripDestination: what = "arrived at the wrong \(place(event)), trip \(trip(event))"
+        case .tripSignalLost:
+            what = "lost signal \(minutes(Int64(event.durationSeconds ?? 0))) ago, trip \(trip(event))"
+        case .movingAwayFromTripDestination:
+            what = "is moving away (ETA rising for \(minutes(Int64(event.durationSeconds ?? 0)))), trip \(trip(event))"
+        case .tripSignalRestored:
+            what = "is back after \(minutes(Int64(event.durationSeconds ?? 0))) without signal, trip \(trip(event))"
         }
         return "\(time)  \(who.padded(12)) \(what)\(flags)"
     }

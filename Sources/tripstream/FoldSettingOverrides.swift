@@ -34,9 +34,16 @@ enum FoldSettingOverrides {
             settings.defaultApproachingThreshold = value
             return true
         },
+        Setting(name: "default-delay-threshold", unit: "minutes") { settings, text in
+            guard let value = Int(text), (0...1_440).contains(value) else { return false }
+            settings.defaultDelayThreshold = value
+            return true
+        },
         number("default-destination-radius", "meters", \.defaultDestinationRadius, 1...100_000),
         duration("trip-expiry", \.tripExpiry, 60_000...FoldSettings.maximumReplayHorizon),
-        duration("live-lag", \.liveLag, 0...FoldSettings.maximumReplayHorizon),
+        duration("trip-signal-lost-after", \.tripSignalLostAfter, 0...FoldSettings.maximumReplayHorizon),
+        duration("moving-away-after", \.movingAwayAfter, 0...FoldSettings.maximumReplayHorizon),
+        duration("late-lag", \.lateLag, 0...FoldSettings.maximumReplayHorizon),
         duration("replay-horizon", \.replayHorizon, 0...FoldSettings.maximumReplayHorizon),
         duration("max-clock-skew", \.maxClockSkew, 0...FoldSettings.maximumReplayHorizon),
     ]

@@ -209,7 +209,7 @@ enum PipelineBench {
             for record in try consumer.poll(maxRecords: 10_000, timeout: .milliseconds(50)) {
                 let received = WallClock.now()
                 guard let value = record.value, let event = try? EventDecoder.decode(value).event,
-                    event.live, event.userId.hasPrefix("latency-")
+                    !event.replayed, !event.late, event.userId.hasPrefix("latency-")
                 else { continue }
                 latencies.append(received - event.createdAt)
             }

@@ -25,6 +25,7 @@ enum ReplayCommand {
                    required: true),
             BoundedDurationOption.replayHorizon.spec(environment: nil),
             BoundedDurationOption.maxClockSkew.spec(environment: nil),
+        ] + TripDefaultOptions.specs(environment: false) + [
             .value("threads", valueName: "count",
                    help: "Threads folding the partitions (the output is the same for any count). Default: the cores available."),
             .value("partitions", valueName: "count",
@@ -42,7 +43,8 @@ enum ReplayCommand {
         var settings = FoldSettings()
         settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
         settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
-        try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)
+        try TripDefaultOptions.read(parsed, into: &settings)
+        try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)  // what-if: last word
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)

@@ -8,7 +8,7 @@ func expectSameEvent(_ a: Event, _ b: Event, sourceLocation: SourceLocation = #_
     #expect(
         a.id == b.id && a.type == b.type && a.userId == b.userId && a.createdAt == b.createdAt,
         sourceLocation: sourceLocation)
-    #expect(a.live == b.live && a.revision == b.revision && a.location == b.location, sourceLocation: sourceLocation)
+    #expect(a.replayed == b.replayed && a.late == b.late && a.revision == b.revision && a.location == b.location, sourceLocation: sourceLocation)
     #expect(a.locationAccuracy.bitPattern == b.locationAccuracy.bitPattern, sourceLocation: sourceLocation)
     #expect(a.deviceId == b.deviceId && a.userMetadata == b.userMetadata, sourceLocation: sourceLocation)
     #expect(a.durationSeconds == b.durationSeconds && a.trip == b.trip, sourceLocation: sourceLocation)
@@ -67,15 +67,16 @@ struct EventCodecTests {
 
     @Test func exactBytesOfACompletedTrip() {
         let text = EventEncoder.string(Fixtures.allEvents[9], actualCreatedAt: Fixtures.processedAt)
-        #expect(
-            text.hasSuffix(
-                #""trip":{"externalId":"trip_shift_12345","status":"completed","mode":"car","destinationGeofenceTag":"shift","#
-                    + #""destinationGeofenceExternalId":"shift_12345","approachingThreshold":5,"#
-                    + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#
-                    + #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#
-                    + #""eta":{"duration":0,"distance":0},"summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#
-            ),
-            "\(text)")
+        let expected: String = [
+            #""trip":{"externalId":"trip_shift_12345","status":"completed","mode":"car","destinationGeofenceTag":"shift","#,
+            #""destinationGeofenceExternalId":"shift_12345","approachingThreshold":5,"#,
+            #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","delayThreshold":2,"#,
+            #""metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#,
+            #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#,
+            #""eta":{"duration":0,"distance":0},"delay":{"delayed":false,"scheduledArrivalTimeDelay":0},"#,
+            #""summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#,
+        ].joined()
+        #expect(text.hasSuffix(expected), "\(text)")
     }
 
     @Test func revisionFlags() {
@@ -83,7 +84,11 @@ struct EventCodecTests {
             EventEncoder.string(Fixtures.allEvents[11], actualCreatedAt: 0).contains(#""live":true,"corrected":true,"#))
         #expect(
             EventEncoder.string(Fixtures.allEvents[14], actualCreatedAt: 0).contains(#""live":true,"retracted":true,"#))
-        #expect(EventEncoder.string(Fixtures.allEvents[6], actualCreatedAt: 0).contains(#""live":false,"location""#))
+        // `live` is Radar's (live key, not test key): always true; offline replay and lateness have their own flags.
+        #expect(
+            EventEncoder.string(Fixtures.allEvents[6], actualCreatedAt: 0)
+                .contains(#""live":true,"replayed":true,"late":true,"location""#))
+        #expect(!EventEncoder.string(Fixtures.allEvents[5], actualCreatedAt: 0).contains("replayed"))
     }
 
     @Test func appendsToTheCallersBuffer() {

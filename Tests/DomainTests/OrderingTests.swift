@@ -33,13 +33,13 @@ enum Input {
         h.send(World.fix(at: 0, World.offset(o, north: 1_000, east: 0)))
         h.send(World.fix(at: 120, o))
         let entry = h.published[0]
-        #expect(entry.createdAt == World.t0 + 120_000 && entry.live)
+        #expect(entry.createdAt == World.t0 + 120_000 && !entry.replayed && !entry.late)
         h.send(World.fix(at: 60, World.offset(o, north: 20, east: 0), replayed: true))
         #expect(h.published.count == 2)
         let corrected = h.published[1]
         #expect(corrected.id == entry.id)
         #expect(corrected.revision == .corrected)
-        #expect(!corrected.live)
+        #expect(corrected.replayed && !corrected.late)
         #expect(corrected.createdAt == World.t0 + 60_000)
         #expect(h.fold.counters.rewinds == 1)
     }
@@ -55,10 +55,10 @@ enum Input {
         h.send(World.fix(at: 60, World.offset(o, north: 1_000, east: 0), replayed: true))
         let retracted = h.published.filter { $0.revision == .retracted }
         #expect(retracted.map(\.type) == [.dwelledInGeofence])
-        // The exit at 60 s and the re-entry at 200 s are new, not live.
+        // The exit at 60 s and the re-entry at 200 s are new, from the replay.
         let fresh = h.published.dropFirst(2).filter { $0.revision == .original }
         #expect(Set(fresh.map(\.type)) == [.exitedGeofence, .enteredGeofence])
-        #expect(fresh.allSatisfy { !$0.live })
+        #expect(fresh.allSatisfy { $0.replayed && !$0.late })
     }
 
     @Test func inputsBeyondTheHorizonAreTooLate() {
@@ -95,13 +95,16 @@ enum Input {
         #expect(result.isRejected(.futureTimestamp))
     }
 
-    @Test func replayedAndLaggingFixesAreNotLive() {
+    @Test func replayedFixesAreReplayedAndLaggingOnesLate() {
         var h = Harness([World.circle("store", "g1"), World.circle("store", "g2", at: World.offset(o, north: 2_000, east: 0))])
         h.send(World.fix(at: 0, o, replayed: true))
+        #expect(h.published.count == 1)
+        #expect(h.published.allSatisfy { $0.replayed && !$0.late })
         h.clockLag = 3_600_000
         h.send(World.fix(at: 100, World.offset(o, north: 2_000, east: 0)))
         #expect(h.published.count == 3)
-        #expect(h.published.allSatisfy { !$0.live })
+        // In order but an hour behind processing time: late, not replayed (Radar's `replayed` is offline replay).
+        #expect(h.published.dropFirst().allSatisfy { !$0.replayed && $0.late })
     }
 
     @Test func lateTripCommandRewindsTheTrip() {
@@ -111,7 +114,7 @@ enum Input {
         h.send(World.start(at: 5))
         let types = h.types()
         #expect(types.filter { $0 == .updatedTrip }.count == 2)
-        #expect(h.published.allSatisfy { !$0.live })
+        #expect(h.published.allSatisfy { $0.replayed })
     }
 
     // MARK: - The ordering property
@@ -271,6 +274,6 @@ enum Input {
         let entries = h.events(.enteredGeofence)
         #expect(entries.count == 1)
         #expect(entries.first?.createdAt == World.t0 + 20_000)
-        #expect(entries.first?.live == false)
+        #expect(entries.first?.replayed == true)
     }
 }

@@ -32,13 +32,23 @@ enum World {
     }
 
     static func start(_ user: String = "u1", at seconds: Int64, trip: String = "t1", tag: String = "store",
-                      geofence: String = "g1", threshold: Int? = nil, scheduled: Int64? = nil) -> TripCommand
+                      geofence: String = "g1", threshold: Int? = nil, scheduled: Int64? = nil,
+                      delayThreshold: Int? = nil) -> TripCommand
     {
         TripCommand(kind: .start, userId: user, createdAt: t0 + seconds * 1000,
                     trip: TripOptions(externalId: trip, destinationGeofenceTag: tag,
                                       destinationGeofenceExternalId: geofence, mode: .car,
                                       approachingThreshold: threshold,
-                                      scheduledArrivalAt: scheduled.map { t0 + $0 * 1000 }))
+                                      scheduledArrivalAt: scheduled.map { t0 + $0 * 1000 },
+                                      delayThreshold: delayThreshold))
+    }
+
+    /// An `update` that moves the trip's scheduled arrival to `scheduled` seconds after t0.
+    static func reschedule(_ user: String = "u1", at seconds: Int64, trip: String = "t1", scheduled: Int64)
+        -> TripCommand
+    {
+        TripCommand(kind: .update, userId: user, createdAt: t0 + seconds * 1000,
+                    trip: TripOptions(externalId: trip, scheduledArrivalAt: t0 + scheduled * 1000))
     }
 
     static func command(_ kind: TripCommand.Kind, _ user: String = "u1", at seconds: Int64, trip: String = "t1")

@@ -120,9 +120,73 @@ import Testing
         h.send(World.fix(at: 0, World.offset(o, north: 8_000, east: 0)))
         h.send(World.start(at: 1, scheduled: 120))  // 8 km in 2 minutes: late
         for i in 1...5 { h.send(World.fix(at: Int64(i) * 15, World.offset(o, north: 8_000 - Double(i) * 100, east: 0))) }
-        let delays = h.events(.delayedTrip)
+        let delays = h.events(.delayedDuringTrip)
         #expect(delays.count == 1)
-        #expect((delays[0].trip?.delayMinutes ?? 0) > 0)
+        #expect(delays[0].type.name == "user.delayed_during_trip")
+        #expect(delays[0].trip?.delay?.delayed == true && (delays[0].trip?.delay?.minutes ?? 0) > 0)
+        // Every trip event of a trip with scheduledArrivalAt carries trip.delay, updated as the ETA moves.
+        let tripEvents = h.published.filter { $0.trip != nil }
+        #expect(tripEvents.allSatisfy { $0.trip?.delay != nil })
+        #expect(Set(h.events(.updatedTrip).compactMap { $0.trip?.delay?.minutes }).count > 1)
+    }
+
+    @Test func tripsWithoutScheduledArrivalHaveNoDelay() {
+        var h = Harness([destination])
+        h.send(World.start(at: 0))
+        h.send(World.fix(at: 10, World.offset(o, north: 8_000, east: 0)))
+        #expect(h.published.allSatisfy { $0.trip?.delay == nil })
+    }
+
+    @Test func delayThresholdFromTheTripOrTheSettings() {
+        // 8 km by car from 1 s, due at 120 s: several minutes late, but within a 60-minute threshold.
+        var h = Harness([destination])
+        h.send(World.fix(at: 0, World.offset(o, north: 8_000, east: 0)))
+        h.send(World.start(at: 1, scheduled: 120, delayThreshold: 60))
+        h.send(World.fix(at: 15, World.offset(o, north: 7_900, east: 0)))
+        #expect(h.events(.delayedDuringTrip).isEmpty)
+        #expect(h.events(.updatedTrip).last?.trip?.delay?.delayed == false)
+        #expect((h.events(.updatedTrip).last?.trip?.delay?.minutes ?? 0) > 0)
+        #expect(h.events(.updatedTrip).last?.trip?.plan.delayThreshold == 60)
+
+        var settings = FoldSettings()
+        settings.defaultDelayThreshold = 60
+        var quiet = Harness([destination], settings: settings)
+        quiet.send(World.fix(at: 0, World.offset(o, north: 8_000, east: 0)))
+        quiet.send(World.start(at: 1, scheduled: 120))
+        quiet.send(World.fix(at: 15, World.offset(o, north: 7_900, east: 0)))
+        #expect(quiet.events(.delayedDuringTrip).isEmpty)
+        // The trip's own threshold wins over the default.
+        quiet.send(World.start(at: 20, trip: "t2", scheduled: 120, delayThreshold: 0))
+        #expect(quiet.events(.delayedDuringTrip).count == 1)
+    }
+
+    @Test func aTripThatRecoversAndSlipsAgainIsDelayedOnce() {
+        var h = Harness([destination])
+        h.send(World.fix(at: 0, World.offset(o, north: 8_000, east: 0)))
+        h.send(World.start(at: 1, scheduled: 120))
+        #expect(h.events(.delayedDuringTrip).count == 1)
+        h.send(World.reschedule(at: 10, scheduled: 7_200))  // caught up: two hours to spare
+        #expect(h.published.last?.trip?.delay == TripDelay(delayed: false, minutes: 0))
+        h.send(World.reschedule(at: 20, scheduled: 120))  // slips again
+        #expect(h.published.last?.trip?.delay?.delayed == true)
+        #expect(h.events(.delayedDuringTrip).count == 1)
+    }
+
+    @Test func aLateRescheduleRetractsTheDelay() {
+        var h = Harness([destination])
+        h.send(World.start(at: 0, scheduled: 120))  // no location yet: not late
+        h.send(World.fix(at: 15, World.offset(o, north: 8_000, east: 0)))
+        h.send(World.fix(at: 30, World.offset(o, north: 7_900, east: 0)))
+        let delay = h.events(.delayedDuringTrip)
+        #expect(delay.count == 1 && delay[0].createdAt == World.t0 + 15_000)
+        // Dispatch moved the appointment at 5 s; the command arrives late.
+        h.send(World.reschedule(at: 5, scheduled: 7_200))
+        let retracted = h.published.filter { $0.revision == .retracted }
+        #expect(retracted.map(\.id) == [delay[0].id])
+        #expect(retracted.allSatisfy { $0.replayed })
+        let corrected = h.published.filter { $0.revision == .corrected }
+        #expect(!corrected.isEmpty && corrected.allSatisfy { $0.type == .updatedTrip && $0.trip?.delay?.delayed == false })
+        #expect(!h.upserted().contains { $0.type == .delayedDuringTrip })
     }
 
     @Test func risingEtaIsSignalled() {

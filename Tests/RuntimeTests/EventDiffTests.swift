@@ -40,7 +40,8 @@ import Testing
         // The same content published late, corrected and with other processing times.
         let redelivered = events.map { event in
             var copy = event
-            copy.live = false
+            copy.replayed = true
+            copy.late = true
             if copy.revision != .retracted { copy.revision = .corrected }
             return copy
         }

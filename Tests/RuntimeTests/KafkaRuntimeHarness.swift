@@ -159,7 +159,8 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
 
     static func comparable(_ event: Event) -> String {
         var copy = event
-        copy.live = true
+        copy.replayed = false
+        copy.late = false
         copy.revision = .original
         return EventEncoder.string(copy, actualCreatedAt: 0)
     }
@@ -231,11 +232,12 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
         return condition()
     }
 
-    /// Waits until the runtimes together consumed `count` inputs and committed, or times out.
+    /// Waits until the runtimes together committed `count` inputs, or times out. (Committed, not
+    /// folded: an input folded again after an abort or a rebuild counts once.)
     func waitUntilConsumed(_ runtimes: [RunningRuntime], atLeast count: Int, timeout: Double = 90) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let consumed = runtimes.reduce(0) { $0 + $1.metrics.snapshot.consumed.values.reduce(0, +) }
+            let consumed = runtimes.reduce(0) { $0 + $1.metrics.snapshot.inputsCommitted }
             if consumed >= count { return true }
             Thread.sleep(forTimeInterval: 0.2)
         }

@@ -56,7 +56,7 @@ struct KafkaRuntimeTests {
 
         try harness.publish(fraction: 0.5...1)
         let second = harness.start(instance: "a")
-        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.consumed.values.reduce(0, +)))
+        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.inputsCommitted))
         #expect(second.halt())
         #expect(second.failure == nil)
         #expect(second.logs.contains { $0.contains("from a snapshot") }, "restored from the local snapshot")
@@ -72,7 +72,7 @@ struct KafkaRuntimeTests {
         try FileManager.default.removeItem(atPath: harness.stateRoot + "/a")  // a new machine
         try harness.publish(fraction: 0.5...1)
         let second = harness.start(instance: "a")
-        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.consumed.values.reduce(0, +)))
+        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.inputsCommitted))
         #expect(second.halt())
         #expect(second.metrics.snapshot.restoredRecords > 0)
         assertMatchesFold(harness, try harness.readEvents(), "changelog restore")
@@ -141,7 +141,7 @@ struct KafkaRuntimeTests {
         try Data("not a snapshot at all".utf8).write(to: URL(fileURLWithPath: snapshot))
         try harness.publish(fraction: 0.5...1)
         let second = harness.start(instance: "a")
-        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.consumed.values.reduce(0, +)))
+        #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.inputsCommitted))
         #expect(second.halt())
         #expect(second.failure == nil, "\(String(describing: second.failure))")
         #expect(second.metrics.snapshot.corruptSnapshots == 1)

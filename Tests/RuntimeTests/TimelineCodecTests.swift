@@ -63,7 +63,7 @@ import Testing
             restored.restore(parts, geofences: table)
             #expect(restored.state(of: timeline.userId) == timeline.current)
             // The persisted current state is what folding the persisted tail gives.
-            let context = FoldContext(userId: parts.userId, geofences: table, settings: Self.settings, live: false)
+            let context = FoldContext(userId: parts.userId, geofences: table, settings: Self.settings, replayed: true)
             #expect(UserTimeline.rebuiltCurrent(parts, context: context) == parts.current)
             if timeline.current.trip != nil { withTrips += 1 }
         }

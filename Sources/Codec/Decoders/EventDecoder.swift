@@ -10,10 +10,11 @@ import Domain
 ///   events: it comes back as `.polygon(rings: [])` (an empty polygon: contains nothing, but
 ///   re-encodes to the same bytes). A geofence without `type`/`geometryCenter` (Radar's payloads)
 ///   comes back as a circle of radius 0 at (0, 0).
-/// Defaults for fields Radar's payloads omit: `_id` all zero, `live` true, `trip.mode` car,
-/// `trip.approachingThreshold` 0, `trip.startedAt` the event's `createdAt`. `trip.destinationRadius`
+/// Defaults for fields Radar's payloads omit: `_id` all zero, `replayed` and `late` false,
+/// `trip.mode` car, `trip.approachingThreshold` 0, `trip.startedAt` the event's `createdAt`. `trip.destinationRadius`
 /// is written only for a destination given as coordinates; when absent it reads as 100 m (the
-/// trip-command default), which a geofence destination carries but never uses.
+/// trip-command default), which a geofence destination carries but never uses. `live` (Radar's
+/// live-or-test key, always true from TripStream) is read past.
 public enum EventDecoder {
     /// Meters: the radius of a trip whose event carries none (a geofence destination, or Radar's payloads).
     public static let defaultDestinationRadius = 100.0
@@ -30,7 +31,8 @@ public enum EventDecoder {
         var type: EventType?
         var createdAt: UnixMillis?
         var actualCreatedAt: UnixMillis?
-        var live = true
+        var replayed = false
+        var late = false
         var revision = EventRevision.original
         var location: Coordinate?
         var accuracy: Float = .nan
@@ -53,8 +55,10 @@ public enum EventDecoder {
                 createdAt = try reader.timestampField("createdAt", &issue)
             } else if reader.matches(key, "actualCreatedAt") {
                 actualCreatedAt = try reader.timestampField("actualCreatedAt", &issue)
-            } else if reader.matches(key, "live") {
-                live = try reader.boolField("live", &issue) ?? true
+            } else if reader.matches(key, "replayed") {
+                replayed = try reader.boolField("replayed", &issue) ?? false
+            } else if reader.matches(key, "late") {
+                late = try reader.boolField("late", &issue) ?? false
             } else if reader.matches(key, "corrected") {
                 if try reader.boolField("corrected", &issue) == true { revision = .corrected }
             } else if reader.matches(key, "retracted") {
@@ -91,7 +95,8 @@ public enum EventDecoder {
             if let issue { throw issue }
         }
         let event = Event(
-            id: id, type: type, userId: userId, createdAt: createdAt, live: live, revision: revision,
+            id: id, type: type, userId: userId, createdAt: createdAt, replayed: replayed, late: late,
+            revision: revision,
             location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: userMetadata,
             geofence: geofence, durationSeconds: durationSeconds, trip: trip)
         return DecodedEvent(event: event, actualCreatedAt: actualCreatedAt)
@@ -235,7 +240,8 @@ public enum EventDecoder {
         var startedAt = createdAt
         var arrivedAt: UnixMillis?
         var eta: Eta?
-        var delay: Int32?
+        var delay: TripDelay?
+        var threshold = 0
         var rising: UInt16 = 0
         var summary: TripSummary?
         var cursor = try reader.beginObject()
@@ -266,6 +272,8 @@ public enum EventDecoder {
                 approaching = Int(try reader.integerField("trip.approachingThreshold", range: 0...1440, &issue) ?? 0)
             } else if reader.matches(key, "scheduledArrivalAt") {
                 scheduled = try reader.timestampField("trip.scheduledArrivalAt", &issue)
+            } else if reader.matches(key, "delayThreshold") {
+                threshold = Int(try reader.integerField("trip.delayThreshold", range: 0...1440, &issue) ?? 0)
             } else if reader.matches(key, "metadata") {
                 metadata = try reader.metadataField("trip.metadata", &issue)
             } else if reader.matches(key, "startedAt") {
@@ -295,9 +303,10 @@ public enum EventDecoder {
         let plan = TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
             destinationCoordinates: destination, destinationRadius: radius ?? Self.defaultDestinationRadius,
-            mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, metadata: metadata)
+            mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, delayThreshold: threshold,
+            metadata: metadata)
         return TripSnapshot(
-            plan: plan, status: status, startedAt: startedAt, eta: eta, delayMinutes: delay, etaRisingStreak: rising,
+            plan: plan, status: status, startedAt: startedAt, eta: eta, delay: delay, etaRisingStreak: rising,
             arrivedAt: arrivedAt, summary: summary)
     }
 
@@ -332,7 +341,9 @@ public enum EventDecoder {
         return Int64(meters.rounded())
     }
 
-    private static func delay(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Int32? {
+    private static func delay(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
+        -> TripDelay?
+    {
         guard reader.peekKind() == .object else {
             try reader.skipWrongType("trip.delay", expected: "an object", &issue)
             return nil
@@ -350,7 +361,7 @@ public enum EventDecoder {
                 try reader.skipValue()
             }
         }
-        return delayed ? Int32(minutes ?? 0) : nil
+        return TripDelay(delayed: delayed, minutes: Int32(minutes ?? 0))
     }
 
     private static func summary(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)

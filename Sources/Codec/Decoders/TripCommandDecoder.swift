@@ -100,6 +100,10 @@ public enum TripCommandDecoder {
                 options.approachingThreshold = try reader.integerField(
                     "trip.approachingThreshold", range: 1...1440, &issue
                 ).map { Int($0) }
+            } else if reader.matches(key, "delayThreshold") {
+                options.delayThreshold = try reader.integerField(
+                    "trip.delayThreshold", range: 0...1440, &issue
+                ).map { Int($0) }
             } else if reader.matches(key, "scheduledArrivalAt") {
                 options.scheduledArrivalAt = try reader.timestampField(
                     "trip.scheduledArrivalAt", nullable: true, &issue)

@@ -2,7 +2,7 @@ import Domain
 
 /// Encodes the lean ETA record of `tripstream.eta` (`schemas/eta-update.schema.json`) from a
 /// trip event (normally `user.updated_trip`), for notification services that need no more:
-/// `_id`, `userId`, `externalId`, `status`, `createdAt`, `actualCreatedAt`, `live`,
+/// `_id`, `userId`, `externalId`, `status`, `createdAt`, `actualCreatedAt`, `live`, `replayed`, `late`,
 /// `corrected`|`retracted`, `location`, `eta` {`duration` (min), `distance` (m)},
 /// `destinationGeofenceTag`, `destinationGeofenceExternalId`, `scheduledArrivalAt`, `delayed`.
 ///

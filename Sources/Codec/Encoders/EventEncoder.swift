@@ -4,7 +4,7 @@ import Domain
 ///
 /// Field order is fixed and absent optionals are omitted (never `null`), so one event always
 /// encodes to the same bytes (given the same `actualCreatedAt`):
-/// `_id`, `type`, `createdAt`, `actualCreatedAt`, `live`, `corrected`|`retracted`, `location`,
+/// `_id`, `type`, `createdAt`, `actualCreatedAt`, `live`, `replayed`, `late`, `corrected`|`retracted`, `location`,
 /// `locationAccuracy`, `user` {`userId`, `deviceId`, `metadata`}, `geofence`, `duration`, `trip`.
 /// Durations are minutes (two decimals at most), distances meters, times RFC 3339 UTC with ms.
 /// `trip.destinationRadius` is written only for a destination given as coordinates.

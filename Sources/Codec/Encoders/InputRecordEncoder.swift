@@ -76,6 +76,10 @@ public enum InputRecordEncoder {
             w.raw(",\"scheduledArrivalAt\":")
             w.timestamp(scheduled)
         }
+        if let threshold = trip.delayThreshold {
+            w.raw(",\"delayThreshold\":")
+            w.int(threshold)
+        }
         if let metadata = trip.metadata {
             w.raw(",\"metadata\":")
             w.raw(metadata)

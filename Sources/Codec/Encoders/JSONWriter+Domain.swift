@@ -93,6 +93,8 @@ extension JSONWriter {
         if let scheduled = plan.scheduledArrivalAt {
             raw(",\"scheduledArrivalAt\":")
             timestamp(scheduled)
+            raw(",\"delayThreshold\":")
+            int(plan.delayThreshold)
         }
         if let metadata = plan.metadata {
             raw(",\"metadata\":")
@@ -109,9 +111,10 @@ extension JSONWriter {
             timestamp(arrivedAt)
         }
         if let eta = t.eta { self.eta(eta) }
-        if let delay = t.delayMinutes {
-            raw(",\"delay\":{\"delayed\":true,\"scheduledArrivalTimeDelay\":")
-            int(delay)
+        if let delay = t.delay {
+            raw(delay.delayed ? ",\"delay\":{\"delayed\":true" : ",\"delay\":{\"delayed\":false")
+            raw(",\"scheduledArrivalTimeDelay\":")
+            int(delay.minutes)
             byte(UInt8(ascii: "}"))
         }
         if t.etaRisingStreak > 0 {
@@ -171,7 +174,11 @@ extension JSONWriter {
         case .approachingTripDestination: raw(",\"type\":\"user.approaching_trip_destination\"")
         case .arrivedAtTripDestination: raw(",\"type\":\"user.arrived_at_trip_destination\"")
         case .stoppedTrip: raw(",\"type\":\"user.stopped_trip\"")
-        case .delayedTrip: raw(",\"type\":\"user.delayed_trip\"")
+        case .delayedDuringTrip: raw(",\"type\":\"user.delayed_during_trip\"")
+        case .arrivedAtWrongTripDestination: raw(",\"type\":\"user.arrived_at_wrong_trip_destination\"")
+        case .tripSignalLost: raw(",\"type\":\"user.trip_signal_lost\"")
+        case .tripSignalRestored: raw(",\"type\":\"user.trip_signal_restored\"")
+        case .movingAwayFromTripDestination: raw(",\"type\":\"user.moving_away_from_trip_destination\"")
         }
     }
 

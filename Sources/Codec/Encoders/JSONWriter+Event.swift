@@ -53,17 +53,22 @@ extension JSONWriter {
         eventTimesAndLocation(event, actualCreatedAt: actualCreatedAt)
         if let eta = trip.eta { self.eta(eta) }
         etaRecordDestination(trip.plan)
-        raw(trip.delayMinutes != nil ? ",\"delayed\":true}" : ",\"delayed\":false}")
+        raw(trip.delay?.delayed == true ? ",\"delayed\":true}" : ",\"delayed\":false}")
     }
 
-    /// `,"createdAt":…,"actualCreatedAt":…,"live":…`, the revision flag and `,"location":…`: the
-    /// run both layouts share.
+    /// `,"createdAt":…,"actualCreatedAt":…,"live":true`, `replayed`/`late` when true, the revision flag
+    /// and `,"location":…`: the run both layouts share.
+    ///
+    /// `live` is Radar's: a live key's event as opposed to a test key's. TripStream has no test keys, so
+    /// it is always true; offline replay is `replayed` (Radar's name) and lateness `late` (ours).
     private mutating func eventTimesAndLocation(_ event: Event, actualCreatedAt: UnixMillis) {
         raw(",\"createdAt\":")
         timestamp(event.createdAt)
         raw(",\"actualCreatedAt\":")
         timestamp(actualCreatedAt)
-        raw(event.live ? ",\"live\":true" : ",\"live\":false")
+        raw(",\"live\":true")
+        if event.replayed { raw(",\"replayed\":true") }
+        if event.late { raw(",\"late\":true") }
         revisionFlag(event.revision)
         if let location = event.location {
             raw(",\"location\":")

@@ -8,7 +8,12 @@ public struct Event: Sendable, Equatable {
     public var userId: String
     /// Event time: the time of the fix (or command, or timer) that caused the event.
     public var createdAt: UnixMillis
-    public var live: Bool
+    /// Radar's `replayed`: the event comes from a fix the device sent from its offline buffer, or
+    /// from a refold that placed late inputs behind newer ones (corrections and retractions too).
+    public var replayed: Bool
+    /// Event time lags processing time by more than `FoldSettings.lateLag` (a slow pipeline, a
+    /// backlog, a late command). Stamped by `PartitionFold`; not Radar's, and not about offline replay.
+    public var late: Bool
     public var revision: EventRevision
     /// The user's location at the event; nil when no fix is known yet (a trip started first).
     public var location: Coordinate?
@@ -22,7 +27,7 @@ public struct Event: Sendable, Equatable {
     public var trip: TripSnapshot?
 
     public init(
-        id: EventID, type: EventType, userId: String, createdAt: UnixMillis, live: Bool = true,
+        id: EventID, type: EventType, userId: String, createdAt: UnixMillis, replayed: Bool = false, late: Bool = false,
         revision: EventRevision = .original, location: Coordinate?, locationAccuracy: Float = .nan,
         deviceId: String? = nil, userMetadata: RawJSON? = nil, geofence: Geofence? = nil,
         durationSeconds: Int32? = nil, trip: TripSnapshot? = nil
@@ -31,7 +36,8 @@ public struct Event: Sendable, Equatable {
         self.type = type
         self.userId = userId
         self.createdAt = createdAt
-        self.live = live
+        self.replayed = replayed
+        self.late = late
         self.revision = revision
         self.location = location
         self.locationAccuracy = locationAccuracy
@@ -42,7 +48,7 @@ public struct Event: Sendable, Equatable {
         self.trip = trip
     }
 
-    /// Equal content: everything but `live` and `revision`, which describe the publication, not the
+    /// Equal content: everything but `replayed`, `late` and `revision`, which describe the publication, not the
     /// event. This is what decides whether a refold corrected an event.
     public func hasSameContent(as other: Event) -> Bool {
         id == other.id && type == other.type && userId == other.userId && createdAt == other.createdAt
@@ -52,6 +58,6 @@ public struct Event: Sendable, Equatable {
     }
 
     public static func == (lhs: Event, rhs: Event) -> Bool {
-        lhs.hasSameContent(as: rhs) && lhs.live == rhs.live && lhs.revision == rhs.revision
+        lhs.hasSameContent(as: rhs) && lhs.replayed == rhs.replayed && lhs.late == rhs.late && lhs.revision == rhs.revision
     }
 }

@@ -10,6 +10,8 @@ public final class TripPlan: Sendable, Equatable {
     /// Minutes.
     public let approachingThreshold: Int
     public let scheduledArrivalAt: UnixMillis?
+    /// Minutes the predicted arrival may pass `scheduledArrivalAt` before the trip counts as delayed.
+    public let delayThreshold: Int
     public let metadata: RawJSON?
     /// The destination geofence's id, when the destination is a geofence (hashed once, here).
     public let destinationGeofenceID: GeofenceID?
@@ -17,7 +19,7 @@ public final class TripPlan: Sendable, Equatable {
     public init(
         externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
         destinationCoordinates: Coordinate?, destinationRadius: Double, mode: TravelMode, approachingThreshold: Int,
-        scheduledArrivalAt: UnixMillis?, metadata: RawJSON?
+        scheduledArrivalAt: UnixMillis?, delayThreshold: Int = 0, metadata: RawJSON?
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -27,6 +29,7 @@ public final class TripPlan: Sendable, Equatable {
         self.mode = mode
         self.approachingThreshold = approachingThreshold
         self.scheduledArrivalAt = scheduledArrivalAt
+        self.delayThreshold = delayThreshold
         self.metadata = metadata
         if let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId {
             destinationGeofenceID = GeofenceID(tag: tag, externalId: externalId)
@@ -42,6 +45,7 @@ public final class TripPlan: Sendable, Equatable {
                 && lhs.destinationCoordinates == rhs.destinationCoordinates
                 && lhs.destinationRadius == rhs.destinationRadius && lhs.mode == rhs.mode
                 && lhs.approachingThreshold == rhs.approachingThreshold
-                && lhs.scheduledArrivalAt == rhs.scheduledArrivalAt && lhs.metadata == rhs.metadata)
+                && lhs.scheduledArrivalAt == rhs.scheduledArrivalAt && lhs.delayThreshold == rhs.delayThreshold
+                && lhs.metadata == rhs.metadata)
     }
 }

@@ -4,8 +4,8 @@ public struct TripSnapshot: Sendable, Equatable {
     public var status: TripStatus
     public var startedAt: UnixMillis
     public var eta: Eta?
-    /// Set once the ETA passed `scheduledArrivalAt`: minutes late at that moment.
-    public var delayMinutes: Int32?
+    /// Radar's `trip.delay`, for a trip with `scheduledArrivalAt`: updated on every event.
+    public var delay: TripDelay?
     /// Consecutive fixes on which the ETA rose while the user should be closing in (no-show risk).
     public var etaRisingStreak: UInt16
     public var arrivedAt: UnixMillis?
@@ -13,14 +13,14 @@ public struct TripSnapshot: Sendable, Equatable {
     public var summary: TripSummary?
 
     public init(
-        plan: TripPlan, status: TripStatus, startedAt: UnixMillis, eta: Eta? = nil, delayMinutes: Int32? = nil,
+        plan: TripPlan, status: TripStatus, startedAt: UnixMillis, eta: Eta? = nil, delay: TripDelay? = nil,
         etaRisingStreak: UInt16 = 0, arrivedAt: UnixMillis? = nil, summary: TripSummary? = nil
     ) {
         self.plan = plan
         self.status = status
         self.startedAt = startedAt
         self.eta = eta
-        self.delayMinutes = delayMinutes
+        self.delay = delay
         self.etaRisingStreak = etaRisingStreak
         self.arrivedAt = arrivedAt
         self.summary = summary

@@ -1,9 +1,10 @@
 /// What a fold step reads besides the user's state: the geofence table, the settings, and whether
-/// events of this step are `live`.
+/// events of this step are `replayed`.
 public struct FoldContext {
     public let geofences: GeofenceTable
     public let settings: FoldSettings
-    public var live: Bool
+    /// Events of this step come from an offline replay (Radar's `replayed`).
+    public var replayed: Bool
     /// The user being folded (kept out of the state: a timeline holds three states).
     public var userId: String
     /// The user's earliest timer, when the caller knows it for the state being folded (the partition's
@@ -11,11 +12,11 @@ public struct FoldContext {
     /// `.min`: unknown, always check.
     public var nextTimerDue: UnixMillis = .min
 
-    public init(userId: String, geofences: GeofenceTable, settings: FoldSettings, live: Bool) {
+    public init(userId: String, geofences: GeofenceTable, settings: FoldSettings, replayed: Bool) {
         self.userId = userId
         self.geofences = geofences
         self.settings = settings
-        self.live = live
+        self.replayed = replayed
     }
 }
 

@@ -29,13 +29,22 @@ public struct FoldSettings: Sendable, Equatable {
     public var freshLocation: UnixMillis = 120_000
     /// Default approaching threshold when a trip gives none, minutes. Default: 5.
     public var defaultApproachingThreshold: Int = 5
+    /// Default delay threshold when a trip gives none: minutes of predicted lateness past
+    /// `scheduledArrivalAt` before `user.delayed_during_trip`. Default: 0 (any lateness).
+    public var defaultDelayThreshold: Int = 0
     /// Default radius of a destination given as coordinates, meters. Default: 100.
     public var defaultDestinationRadius: Double = 100
     /// A trip neither completed nor canceled expires this long after it started. Default: 24 h.
     public var tripExpiry: UnixMillis = 24 * 3_600_000
-    /// Events of inputs whose event time lags processing time by more than this are `live: false`.
+    /// An active trip without a fix for this long yields `user.trip_signal_lost` (0: never).
     /// Default: 10 min.
-    public var liveLag: UnixMillis = 600_000
+    public var tripSignalLostAfter: UnixMillis = 600_000
+    /// A trip whose ETA rose on every fix for this long yields `user.moving_away_from_trip_destination`
+    /// (0: never). Default: 5 min.
+    public var movingAwayAfter: UnixMillis = 300_000
+    /// Events whose event time lags processing time by more than this are `late: true`.
+    /// Default: 10 min.
+    public var lateLag: UnixMillis = 600_000
 
     /// The replay horizon: a user's history reaches back this far behind their newest input, and any
     /// input within it is folded at its place; older ones are `too_late`. Default: 6 h.

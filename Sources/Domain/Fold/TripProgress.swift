@@ -28,16 +28,55 @@ public struct TripProgress: Sendable, Equatable {
     /// Elapsed trip time at which the next checkpoint is due, and the interval after it.
     public var nextCheckpointAt: UnixMillis = 0
     public var checkpointInterval: UnixMillis = 0
+    /// `user.delayed_during_trip` was published for this trip (it fires once a trip).
+    public var delayNotified = false
+    /// Set when `user.trip_signal_lost` fired: the time of the last fix before the gap (or the trip's
+    /// start); cleared by the next fix, which yields `user.trip_signal_restored`.
+    public var signalLostSince: UnixMillis?
+    /// Time of the first fix of the current run of rising ETAs (`snapshot.etaRisingStreak` > 0).
+    public var etaRisingSince: UnixMillis?
+    /// `user.moving_away_from_trip_destination` fired for the current run of rising ETAs.
+    public var movingAwayNotified = false
 
     public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
         lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
             && lhs.mileageAnchor == rhs.mileageAnchor && lhs.insideDestination == rhs.insideDestination
             && lhs.leftDestinationAt == rhs.leftDestinationAt && lhs.checkpoints == rhs.checkpoints
             && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
+            && lhs.delayNotified == rhs.delayNotified && lhs.signalLostSince == rhs.signalLostSince
+            && lhs.etaRisingSince == rhs.etaRisingSince && lhs.movingAwayNotified == rhs.movingAwayNotified
     }
 
     public init(snapshot: TripSnapshot, ordinal: UInt32) {
         self.snapshot = snapshot
         self.ordinal = ordinal
+    }
+
+    /// Whether `user.moving_away_from_trip_destination` fires at `time`: the ETA has risen on every fix
+    /// for `after` (0: never), before arrival; once a run of rising ETAs.
+    public mutating func startsMovingAway(at time: UnixMillis, after: UnixMillis) -> Bool {
+        guard after > 0, let since = etaRisingSince, !movingAwayNotified, time - since >= after,
+            snapshot.status == .started || snapshot.status == .approaching
+        else { return false }
+        movingAwayNotified = true
+        return true
+    }
+
+    /// Recomputes `trip.delay` at `time` from the ETA (or the arrival).
+    /// - Returns: whether `user.delayed_during_trip` fires now: the trip became delayed for the first
+    ///   time, before arriving. It fires once a trip: a trip that catches up shows `delayed: false`
+    ///   and, if it slips again, `delayed: true` on its next events, without a second event.
+    public mutating func updateDelay(at time: UnixMillis) -> Bool {
+        guard let scheduled = snapshot.plan.scheduledArrivalAt else {
+            snapshot.delay = nil
+            return false
+        }
+        let arrival = snapshot.arrivedAt ?? time + Int64(snapshot.eta?.durationSeconds ?? 0) * 1000
+        let late = arrival - scheduled
+        let delayed = late > Int64(snapshot.plan.delayThreshold) * 60_000
+        snapshot.delay = TripDelay(delayed: delayed, minutes: late > 0 ? Int32(clamping: (late + 59_999) / 60_000) : 0)
+        guard delayed, !delayNotified, snapshot.arrivedAt == nil, snapshot.status.isActive else { return false }
+        delayNotified = true
+        return true
     }
 }

@@ -50,15 +50,21 @@ extension UserState {
         location = position
         locationAt = time
         self.accuracy = input.accuracy
+        if trip != nil { restoreTripSignal(at: time, context: context, events: &events) }
 
         let decisive = accuracy <= Double(settings.maxUsableAccuracy)
+        let geofenceEvents = events.count
         if decisive {
             updateGeofences(at: position, accuracy: accuracy, time: time, context: context, events: &events)
         }
         if trip != nil {
+            let tripEvents = events.count
             advanceTrip(
                 at: position, accuracy: decisive ? accuracy : .infinity, time: time, relocated: relocated,
                 context: context, events: &events)
+            if tripEvents > geofenceEvents {
+                reportWrongDestinations(entries: geofenceEvents..<tripEvents, at: time, context: context, events: &events)
+            }
         }
         return decisive ? .applied : .tooInaccurate
     }
@@ -73,7 +79,7 @@ extension UserState {
         hasher.combine(type.rawValue)
         id(&hasher)
         return Event(
-            id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, live: context.live,
+            id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, replayed: context.replayed,
             location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata)
     }
 

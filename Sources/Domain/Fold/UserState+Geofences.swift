@@ -129,6 +129,7 @@ extension UserState {
         var due = UnixMillis.max
         for presence in presences where presence.dwellDue < due { due = presence.dwellDue }
         if hasActiveTrip, let startedAt = tripStartedAt { due = min(due, startedAt + settings.tripExpiry) }
+        if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
         return due == .max ? nil : due
     }
 
@@ -149,7 +150,7 @@ extension UserState {
                 var hint = presence.slotHint
                 event.geofence = context.geofences.geofence(presence.geofenceID, hint: &hint)
                 events.append(event)
-            } else {
+            } else if !fireTripSignalLost(due: due, context: context, events: &events) {
                 stopTrip(as: .expired, at: due, context: context, events: &events)
             }
             lastFired = due

@@ -20,7 +20,9 @@ extension UserState {
             progress.mileageAnchor = fresh ? location : nil
             trip = progress
             if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
+            let delayedNow = updateTripDelay(at: time)
             events.append(tripEvent(.startedTrip, at: time, context: context))
+            if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
             return .applied
         case .update:
             guard let current = trip, current.snapshot.status.isActive,
@@ -44,7 +46,9 @@ extension UserState {
         progress.snapshot.plan = Self.makePlan(options, base: progress.snapshot.plan, settings: context.settings)
         trip = progress
         refreshTrip(at: time, accuracy: .infinity, context: context)
+        let delayedNow = updateTripDelay(at: time)
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(1)) })
+        if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
         return .applied
     }
 
@@ -61,6 +65,7 @@ extension UserState {
             approachingThreshold: options.approachingThreshold ?? base?.approachingThreshold
                 ?? settings.defaultApproachingThreshold,
             scheduledArrivalAt: options.scheduledArrivalAt ?? base?.scheduledArrivalAt,
+            delayThreshold: options.delayThreshold ?? base?.delayThreshold ?? settings.defaultDelayThreshold,
             metadata: options.metadata ?? base?.metadata)
     }
 
@@ -108,6 +113,7 @@ extension UserState {
                                       accuracy: accuracy, context: context)
         }
 
+        let delayedNow = box.value.updateDelay(at: time)
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
         if arrivedNow {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
@@ -120,15 +126,38 @@ extension UserState {
             box.value.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
-        if let scheduled = snapshot.plan.scheduledArrivalAt, snapshot.delayMinutes == nil,
-            snapshot.status != .arrived, let eta = snapshot.eta
-        {
-            let late = time + Int64(eta.durationSeconds) * 1000 - scheduled
-            if late > 0 {
-                box.value.snapshot.delayMinutes = Int32(clamping: (late + 59_999) / 60_000)
-                events.append(tripEvent(.delayedTrip, at: time, context: context))
-            }
+        if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+        if box.value.startsMovingAway(at: time, after: context.settings.movingAwayAfter), let since = box.value.etaRisingSince {
+            var event = tripEvent(.movingAwayFromTripDestination, at: time, context: context) { $0.combine(since) }
+            event.durationSeconds = Int32(clamping: (time - since) / 1000)
+            events.append(event)
         }
+    }
+
+    /// `user.arrived_at_wrong_trip_destination` for each geofence entered among `events[entries]`
+    /// that has the destination's tag but another externalId, while the trip is active (as Radar).
+    mutating func reportWrongDestinations(entries: Range<Int>, at time: UnixMillis, context: FoldContext,
+                                          events: inout [Event])
+    {
+        guard hasActiveTrip, let plan = tripBoxForReading?.value.snapshot.plan,
+            let tag = plan.destinationGeofenceTag, let destination = plan.destinationGeofenceExternalId
+        else { return }
+        for index in entries where events[index].type == .enteredGeofence {
+            guard let geofence = events[index].geofence, geofence.tag == tag, geofence.externalId != destination
+            else { continue }
+            let entry = events[index].id  // one per visit: the entry's id names the visit
+            var event = tripEvent(.arrivedAtWrongTripDestination, at: time, context: context) {
+                $0.combine(entry.high)
+                $0.combine(UInt64(entry.low))
+            }
+            event.geofence = geofence
+            events.append(event)
+        }
+    }
+
+    /// `TripProgress.updateDelay` on the trip in place.
+    private mutating func updateTripDelay(at time: UnixMillis) -> Bool {
+        uniqueTripBox()?.value.updateDelay(at: time) ?? false
     }
 
     /// Recomputes destination presence and ETA from the current location.
@@ -182,6 +211,12 @@ extension UserState {
                 progress.snapshot.etaRisingStreak =
                     eta.durationSeconds > previous.durationSeconds + 5 ? progress.snapshot.etaRisingStreak &+ 1 : 0
             }
+            if progress.snapshot.etaRisingStreak == 0 {
+                progress.etaRisingSince = nil
+                progress.movingAwayNotified = false
+            } else if progress.etaRisingSince == nil {
+                progress.etaRisingSince = time
+            }
             progress.snapshot.eta = eta
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }
@@ -216,10 +251,8 @@ extension UserState {
         var event = makeEvent(type, at: time, context: context) {
             $0.combine(box.value.snapshot.plan.externalId)
             $0.combine(UInt64(box.value.ordinal))
-            if type == .updatedTrip {
-                $0.combine(time)
-                extra(&$0)
-            }
+            if type == .updatedTrip { $0.combine(time) }
+            extra(&$0)
         }
         event.trip = box.value.snapshot
         return event

@@ -57,7 +57,7 @@ extension UserTimeline {
     /// `current` must equal.
     public static func rebuiltCurrent(_ parts: Parts, context: FoldContext) -> UserState {
         var quiet = context
-        quiet.live = false
+        quiet.replayed = true
         quiet.nextTimerDue = .min
         var discarded: [Event] = []
         var state = parts.tailStart

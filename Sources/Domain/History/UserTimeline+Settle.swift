@@ -20,7 +20,7 @@ extension UserTimeline {
     /// Places every queued input at its event time: loads history back to the segment the oldest
     /// of them lands in, folds it without and with them, stores the corrected segments and
     /// publishes the differences.
-    /// - Parameter processingTime: decides `live` for queued inputs newer than the history was.
+    /// - Parameter processingTime: kept for the callers' symmetry; `late` is stamped by `PartitionFold`.
     public mutating func settle(context: FoldContext, processingTime: UnixMillis, store: any HistoryStore,
                                 events: inout [Event]) -> Settlement
     {
@@ -48,7 +48,7 @@ extension UserTimeline {
         settlement.placed = queued.count - duplicates - flooded
 
         var quiet = context
-        quiet.live = false
+        quiet.replayed = true
         quiet.nextTimerDue = .min  // refolds start from checkpoints, not the live state
         var oldEvents: [Event] = []
         var state = start
@@ -78,9 +78,9 @@ extension UserTimeline {
             if let previous = chunk.last, previous.sharesAttachment(with: input) {} else {
                 chunkWeight += input.attachmentWeight
             }
-            // Inputs newer than anything folded before are as live as they would have been in order.
-            quiet.live = fromQueue[index] && input.time > previousNewest && !input.replayed
-                && processingTime - input.time <= settings.liveLag
+            // Inputs newer than anything folded before are as replayed as they would have been in order;
+            // everything else here comes from placing an offline replay behind newer inputs.
+            quiet.replayed = !(fromQueue[index] && input.time > previousNewest) || input.replayed
             let outcome = state.fold(input, context: quiet, events: &newEvents)
             if fromQueue[index] {
                 switch outcome {
@@ -92,7 +92,7 @@ extension UserTimeline {
             }
             chunk.append(input)
         }
-        quiet.live = false
+        quiet.replayed = true
         let fired = state.fireTimers(upTo: watermark, context: quiet, events: &newEvents)
         lastTickTimer = fired ?? .min
         current = state
@@ -189,7 +189,7 @@ extension UserTimeline {
                     if !republishUnchanged { continue }
                 } else {
                     event.revision = .corrected
-                    event.live = false
+                    event.replayed = true
                 }
             }
             events.append(event)
@@ -197,7 +197,7 @@ extension UserTimeline {
         for (index, event) in old.enumerated() where !seen[index] {
             var retraction = event
             retraction.revision = .retracted
-            retraction.live = false
+            retraction.replayed = true
             events.append(retraction)
         }
     }

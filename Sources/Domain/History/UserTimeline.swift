@@ -149,10 +149,11 @@ public struct UserTimeline: Sendable {
     }
 
     /// Applies stream time: fires this user's timers due at or before `time`. Queued inputs must be
-    /// settled first.
+    /// settled first. Ticking again at the same time fires what became due since (an in-order input
+    /// between the last timer fired and the watermark may schedule one).
     public mutating func tick(to time: UnixMillis, context: FoldContext, events: inout [Event]) {
         assert(pending.isEmpty, "tick before settle")
-        guard time > watermark else { return }
+        guard time >= watermark else { return }
         watermark = time
         if let fired = current.fireTimers(upTo: time, context: context, events: &events) {
             lastTickTimer = max(lastTickTimer, fired)

@@ -14,12 +14,16 @@ public struct TripOptions: Sendable, Equatable {
     /// Minutes of ETA at which the trip becomes `approaching`.
     public var approachingThreshold: Int?
     public var scheduledArrivalAt: UnixMillis?
+    /// Minutes of predicted lateness past `scheduledArrivalAt` before `user.delayed_during_trip`
+    /// (TripStream's; absent: `FoldSettings.defaultDelayThreshold`).
+    public var delayThreshold: Int?
     public var metadata: RawJSON?
 
     public init(
         externalId: String, destinationGeofenceTag: String? = nil, destinationGeofenceExternalId: String? = nil,
         destinationCoordinates: Coordinate? = nil, destinationRadius: Double? = nil, mode: TravelMode? = nil,
-        approachingThreshold: Int? = nil, scheduledArrivalAt: UnixMillis? = nil, metadata: RawJSON? = nil
+        approachingThreshold: Int? = nil, scheduledArrivalAt: UnixMillis? = nil, delayThreshold: Int? = nil,
+        metadata: RawJSON? = nil
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -29,6 +33,7 @@ public struct TripOptions: Sendable, Equatable {
         self.mode = mode
         self.approachingThreshold = approachingThreshold
         self.scheduledArrivalAt = scheduledArrivalAt
+        self.delayThreshold = delayThreshold
         self.metadata = metadata
     }
 }

@@ -47,7 +47,7 @@ public struct PartitionFold: Sendable {
 
     /// Folds a fix, appending the events to publish.
     /// - Parameter processingTime: wall clock in a live run, stream time in a file replay; decides
-    ///   `live` and rejects fixes from the future.
+    ///   `late` and rejects fixes from the future.
     public mutating func process(_ fix: Fix, geofences: GeofenceTable, processingTime: UnixMillis,
                                  events: inout [Event]) -> Result
     {
@@ -83,8 +83,8 @@ public struct PartitionFold: Sendable {
         if input.time > processingTime + settings.maxClockSkew {
             return reject(.futureTimestamp, "createdAt is \((input.time - processingTime) / 1000) s ahead of processing time")
         }
-        let live = !input.replayed && processingTime - input.time <= settings.liveLag
-        var context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: live)
+        var context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings,
+                                  replayed: input.replayed)
         context.nextTimerDue = timers.due(of: slot)
         let first = events.count
         let admission = timelines[slot].admit(input, context: context, store: history, events: &events)
@@ -112,7 +112,7 @@ public struct PartitionFold: Sendable {
             streamTime = input.time
             fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
         }
-        for index in first..<events.count { counters.count(events[index]) }
+        finish(&events, from: first, processingTime: processingTime)
         return .accepted
     }
 
@@ -136,7 +136,10 @@ public struct PartitionFold: Sendable {
         let slots = unsettled
         unsettled.removeAll(keepingCapacity: true)
         for slot in slots { settle(slot, geofences: geofences, processingTime: processingTime, events: &events) }
-        for index in first..<events.count { counters.count(events[index]) }
+        // A placed input may have moved a timer to before the stream time (a signal-lost timer counted
+        // from a late fix): fire it now, as the in-order fold did when stream time passed it.
+        fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
+        finish(&events, from: first, processingTime: processingTime)
     }
 
     public var hasUnsettledInputs: Bool { !unsettled.isEmpty }
@@ -145,7 +148,8 @@ public struct PartitionFold: Sendable {
                                  events: inout [Event])
     {
         guard timelines[slot].hasPending else { return }  // `unsettled` may still list it: harmless
-        let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings, live: false)
+        let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings,
+                                  replayed: true)
         let settlement = timelines[slot].settle(context: context, processingTime: processingTime, store: history,
                                                 events: &events)
         counters.rewinds += 1
@@ -184,7 +188,16 @@ public struct PartitionFold: Sendable {
         streamTime = time
         let first = events.count
         fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
-        for index in first..<events.count { counters.count(events[index]) }
+        finish(&events, from: first, processingTime: processingTime)
+    }
+
+    /// Stamps `late` on the events appended since `first` (event time behind processing time by
+    /// more than `lateLag`) and counts them.
+    private mutating func finish(_ events: inout [Event], from first: Int, processingTime: UnixMillis) {
+        for index in first..<events.count {
+            events[index].late = processingTime - events[index].createdAt > settings.lateLag
+            counters.count(events[index])
+        }
     }
 
     private mutating func fireDueTimers(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
@@ -195,7 +208,7 @@ public struct PartitionFold: Sendable {
                 continue  // rescheduled by the settle: popped again if still due
             }
             let context = FoldContext(
-                userId: timelines[entry.slot].userId, geofences: geofences, settings: settings, live: processingTime - entry.due <= settings.liveLag)
+                userId: timelines[entry.slot].userId, geofences: geofences, settings: settings, replayed: false)
             timelines[entry.slot].tick(to: streamTime, context: context, events: &events)
             markTouched(entry.slot)
             schedule(entry.slot, geofences: geofences)

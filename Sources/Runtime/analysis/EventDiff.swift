@@ -4,7 +4,7 @@ import LZ4IO
 
 /// What changed between two runs' events (`tripstream diff`): each run's events upserted by `_id`
 /// (the latest publication wins, a retraction removes), then matched by `_id`: added, removed,
-/// changed. Processing time and how an event was delivered (live, late, corrected) are not content.
+/// changed. Processing time and how an event was delivered (replayed, late, corrected) are not content.
 public struct EventDiff: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, removed, changed
@@ -116,10 +116,11 @@ public struct EventDiff: Sendable {
         return byID
     }
 
-    /// An event as content: delivery (live, late, corrected) and processing time left out.
+    /// An event as content: delivery (replayed, late, corrected) and processing time left out.
     static func comparable(_ event: Event) -> String {
         var copy = event
-        copy.live = true
+        copy.replayed = false
+        copy.late = false
         copy.revision = .original
         return EventEncoder.string(copy, actualCreatedAt: 0)
     }

@@ -7,6 +7,8 @@ struct BinaryReader {
 
     let bytes: [UInt8]
     private(set) var offset = 0
+    /// The record layout being read (`TimelineCodec.version` of the record), for fields added later.
+    var layout: UInt8 = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 

@@ -3,9 +3,11 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 2: history bounded by time (a tail and stored segments); 1 (a bounded list of inputs) is not read.
-    static let version: UInt8 = 2
-    static let segmentVersion: UInt8 = 1
+    /// 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
+    static let version: UInt8 = 5
+    /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
+    static let segmentVersion: UInt8 = 4
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
@@ -27,7 +29,10 @@ public enum TimelineCodec {
     public static func decode(_ bytes: [UInt8]) throws -> UserTimeline.Parts {
         var r = BinaryReader(bytes)
         let v = try r.u8()
-        guard v == version else { throw BinaryReader.Corrupt(description: "unknown state record version \(v)") }
+        guard (2...version).contains(v) else {
+            throw BinaryReader.Corrupt(description: "unknown state record version \(v)")
+        }
+        r.layout = v
         let userId = try r.string()
         let current = try readState(&r)
         let tailStart = try readState(&r)
@@ -54,7 +59,10 @@ public enum TimelineCodec {
     public static func decodeSegment(_ bytes: [UInt8]) throws -> HistorySegment {
         var r = BinaryReader(bytes)
         let v = try r.u8()
-        guard v == segmentVersion else { throw BinaryReader.Corrupt(description: "unknown segment version \(v)") }
+        guard (1...segmentVersion).contains(v) else {
+            throw BinaryReader.Corrupt(description: "unknown segment version \(v)")
+        }
+        r.layout = v + 1
         let tableVersion = try r.u32()
         let start = try readState(&r)
         let inputs = try readInputs(&r)
@@ -258,6 +266,7 @@ public enum TimelineCodec {
         w.u8(plan.mode.rawValue)
         w.length(plan.approachingThreshold)
         w.optional(plan.scheduledArrivalAt) { w, v in w.i64(v) }
+        w.length(plan.delayThreshold)
         write(plan.metadata, &w)
     }
 
@@ -273,12 +282,13 @@ public enum TimelineCodec {
         guard let mode = TravelMode(rawValue: modeRaw) else {
             throw BinaryReader.Corrupt(description: "bad travel mode \(modeRaw)")
         }
+        let approaching = try r.length()
+        let scheduled = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         return TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: geofence,
             destinationCoordinates: coordinates, destinationRadius: radius, mode: mode,
-            approachingThreshold: try r.length(),
-            scheduledArrivalAt: try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() },
-            metadata: try readJSON(&r))
+            approachingThreshold: approaching, scheduledArrivalAt: scheduled,
+            delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r))
     }
 
     static func write(_ t: TripProgress, _ w: inout BinaryWriter) {
@@ -290,7 +300,10 @@ public enum TimelineCodec {
             w.i32(e.durationSeconds)
             w.i32(e.distanceMeters)
         }
-        w.optional(s.delayMinutes) { w, v in w.i32(v) }
+        w.optional(s.delay) { w, v in
+            w.bool(v.delayed)
+            w.i32(v.minutes)
+        }
         w.u32(UInt32(s.etaRisingStreak))
         w.optional(s.arrivedAt) { w, v in w.i64(v) }
         w.optional(s.summary) { w, v in
@@ -310,6 +323,10 @@ public enum TimelineCodec {
         }
         w.i64(t.nextCheckpointAt)
         w.i64(t.checkpointInterval)
+        w.bool(t.delayNotified)
+        w.optional(t.signalLostSince) { w, v in w.i64(v) }
+        w.optional(t.etaRisingSince) { w, v in w.i64(v) }
+        w.bool(t.movingAwayNotified)
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -322,7 +339,15 @@ public enum TimelineCodec {
         snapshot.eta = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
             Eta(durationSeconds: try r.i32(), distanceMeters: try r.i32())
         }
-        snapshot.delayMinutes = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i32() }
+        if r.layout >= 3 {
+            snapshot.delay = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                TripDelay(delayed: try r.bool(), minutes: try r.i32())
+            }
+        } else {  // layout 2 kept only the minutes of a delay once detected
+            snapshot.delay = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                TripDelay(delayed: true, minutes: try r.i32())
+            }
+        }
         snapshot.etaRisingStreak = UInt16(truncatingIfNeeded: try r.u32())
         snapshot.arrivedAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         snapshot.summary = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
@@ -348,6 +373,14 @@ public enum TimelineCodec {
         }
         t.nextCheckpointAt = try r.i64()
         t.checkpointInterval = try r.i64()
+        t.delayNotified = r.layout >= 3 ? try r.bool() : snapshot.delay != nil
+        if r.layout >= 4 {
+            t.signalLostSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+        }
+        if r.layout >= 5 {
+            t.etaRisingSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+            t.movingAwayNotified = try r.bool()
+        }
         return t
     }
 
@@ -360,6 +393,7 @@ public enum TimelineCodec {
         w.optional(o.mode) { w, v in w.u8(v.rawValue) }
         w.optional(o.approachingThreshold) { w, v in w.length(v) }
         w.optional(o.scheduledArrivalAt) { w, v in w.i64(v) }
+        w.optional(o.delayThreshold) { w, v in w.length(v) }
         write(o.metadata, &w)
     }
 
@@ -386,6 +420,9 @@ public enum TimelineCodec {
             try r.length()
         }
         o.scheduledArrivalAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+        if r.layout >= 3 {
+            o.delayThreshold = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.length() }
+        }
         o.metadata = try readJSON(&r)
         return o
     }

@@ -11,6 +11,10 @@ enum Fixtures {
         shape: .circle(center: Coordinate(latitude: 40.7342, longitude: -73.9911), radius: 100),
         metadata: RawJSON(#"{"shiftId":"shift_12345","customerId":"customer_abc"}"#), dwellThreshold: 15)
 
+    static let shiftNextDoor = Geofence(
+        tag: "shift", externalId: "shift_12346", description: "125 Main St",
+        shape: .circle(center: Coordinate(latitude: 40.7344, longitude: -73.9911), radius: 30))
+
     static let yard = Geofence(
         tag: "yard", externalId: "north \"yard\"", description: "",
         shape: .polygon(rings: [
@@ -23,7 +27,7 @@ enum Fixtures {
     static let plan = TripPlan(
         externalId: "trip_shift_12345", destinationGeofenceTag: "shift", destinationGeofenceExternalId: "shift_12345",
         destinationCoordinates: nil, destinationRadius: 100, mode: .car, approachingThreshold: 5,
-        scheduledArrivalAt: t0 + 15 * 60_000, metadata: RawJSON(#"{"shiftId":"shift_12345","proName":"John Doe"}"#))
+        scheduledArrivalAt: t0 + 15 * 60_000, delayThreshold: 2, metadata: RawJSON(#"{"shiftId":"shift_12345","proName":"John Doe"}"#))
 
     static let pointPlan = TripPlan(
         externalId: "trip-2", destinationGeofenceTag: nil, destinationGeofenceExternalId: nil,
@@ -34,11 +38,11 @@ enum Fixtures {
 
     static func event(
         _ type: EventType, _ n: UInt32, geofence: Geofence? = nil, duration: Int32? = nil, trip: TripSnapshot? = nil,
-        live: Bool = true, revision: EventRevision = .original, accuracy: Float = 5
+        replayed: Bool = false, late: Bool = false, revision: EventRevision = .original, accuracy: Float = 5
     ) -> Event {
         Event(
             id: EventID(high: 0x0123_4567_89ab_cdef, low: n), type: type, userId: "pro_user_456",
-            createdAt: t0 + Int64(n) * 1000, live: live, revision: revision,
+            createdAt: t0 + Int64(n) * 1000, replayed: replayed, late: late, revision: revision,
             location: Coordinate(latitude: 40.7342, longitude: -73.9911), locationAccuracy: accuracy,
             deviceId: n % 2 == 0 ? "device-1" : nil, userMetadata: n % 3 == 0 ? nil : userMetadata,
             geofence: geofence, durationSeconds: duration, trip: trip)
@@ -46,7 +50,8 @@ enum Fixtures {
 
     /// Every event type, with every optional part present somewhere.
     static var allEvents: [Event] {
-        let started = TripSnapshot(plan: plan, status: .started, startedAt: t0)
+        let started = TripSnapshot(
+            plan: plan, status: .started, startedAt: t0, delay: TripDelay(delayed: false, minutes: 0))
         var updated = started
         updated.eta = Eta(durationSeconds: 480, distanceMeters: 3200)
         var rising = updated
@@ -60,7 +65,7 @@ enum Fixtures {
         arrived.arrivedAt = t0 + 900_000
         arrived.eta = Eta(durationSeconds: 0, distanceMeters: 0)
         var delayed = updated
-        delayed.delayMinutes = 4
+        delayed.delay = TripDelay(delayed: true, minutes: 4)
         delayed.eta = Eta(durationSeconds: 1_170, distanceMeters: 9_000)
         var completed = arrived
         completed.status = .completed
@@ -79,15 +84,19 @@ enum Fixtures {
             event(.dwelledInGeofence, 4, geofence: shift),
             event(.startedTrip, 5, trip: started),
             event(.updatedTrip, 6, trip: updated),
-            event(.updatedTrip, 7, trip: rising, live: false),
+            event(.updatedTrip, 7, trip: rising, replayed: true, late: true),
             event(.approachingTripDestination, 8, trip: approaching),
             event(.arrivedAtTripDestination, 9, trip: arrived),
             event(.stoppedTrip, 10, trip: completed),
             noLocation,
             event(.stoppedTrip, 12, trip: canceled, revision: .corrected),
             event(.stoppedTrip, 13, trip: expired),
-            event(.delayedTrip, 14, trip: delayed),
+            event(.delayedDuringTrip, 14, trip: delayed),
             event(.enteredGeofence, 15, geofence: shift, revision: .retracted),
+            event(.arrivedAtWrongTripDestination, 16, geofence: shiftNextDoor, trip: updated),
+            event(.tripSignalLost, 17, duration: 600, trip: updated),
+            event(.tripSignalRestored, 18, duration: 1_290, trip: updated, replayed: true),
+            event(.movingAwayFromTripDestination, 19, duration: 330, trip: rising),
         ]
     }
 

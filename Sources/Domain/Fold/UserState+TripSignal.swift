@@ -1,0 +1,35 @@
+/// Signal lost during a trip (TripStream's, beyond Radar): `user.trip_signal_lost` when an active
+/// trip goes `FoldSettings.tripSignalLostAfter` without a fix, on the partition's stream time like
+/// dwell and expiry; `user.trip_signal_restored` on the next fix, with the gap as `duration`.
+extension UserState {
+    /// When the active trip's signal-lost timer is due; nil without an active trip, once it fired,
+    /// or when disabled.
+    func tripSignalLostDue(settings: FoldSettings) -> UnixMillis? {
+        guard settings.tripSignalLostAfter > 0, hasActiveTrip, let box = tripBoxForReading,
+            box.value.signalLostSince == nil
+        else { return nil }
+        return max(locationAt, box.value.snapshot.startedAt) + settings.tripSignalLostAfter
+    }
+
+    /// Fires the signal-lost timer if it is the one `due`.
+    /// - Returns: whether it fired.
+    mutating func fireTripSignalLost(due: UnixMillis, context: FoldContext, events: inout [Event]) -> Bool {
+        guard tripSignalLostDue(settings: context.settings) == due, let box = uniqueTripBox() else { return false }
+        let since = max(locationAt, box.value.snapshot.startedAt)
+        box.value.signalLostSince = since
+        var event = tripEvent(.tripSignalLost, at: due, context: context) { $0.combine(since) }
+        event.durationSeconds = Int32(clamping: (due - since) / 1000)
+        events.append(event)
+        return true
+    }
+
+    /// After a fix at `time` (already the state's location): `user.trip_signal_restored` if the
+    /// trip's signal was lost.
+    mutating func restoreTripSignal(at time: UnixMillis, context: FoldContext, events: inout [Event]) {
+        guard let since = tripBoxForReading?.value.signalLostSince, let box = uniqueTripBox() else { return }
+        box.value.signalLostSince = nil
+        var event = tripEvent(.tripSignalRestored, at: time, context: context) { $0.combine(since) }
+        event.durationSeconds = Int32(clamping: (time - since) / 1000)
+        events.append(event)
+    }
+}

@@ -1,0 +1,36 @@
+import CommandLineKit
+import Domain
+
+/// Service-wide defaults of trip detection, shared by `run` and `replay` (a trip command may
+/// override some of them per trip).
+enum TripDefaultOptions {
+    /// The options; `run` also reads them from `TRIPSTREAM_…` environment variables.
+    static func specs(environment: Bool) -> [OptionSpec] {
+        [
+            .value("delay-threshold", valueName: "minutes",
+                   help: "Minutes of predicted lateness past a trip's scheduledArrivalAt before user.delayed_during_trip, "
+                       + "for trips that give no delayThreshold (0…1440).",
+                   default: "0", environment: environment ? "TRIPSTREAM_DELAY_THRESHOLD" : nil),
+            .value("trip-signal-lost-after", valueName: "duration",
+                   help: "An active trip without a fix for this long yields user.trip_signal_lost, on the partition's "
+                       + "stream time (0: never; at most 24h).",
+                   default: "10m", environment: environment ? "TRIPSTREAM_TRIP_SIGNAL_LOST_AFTER" : nil),
+            .value("moving-away-after", valueName: "duration",
+                   help: "A trip whose ETA rose on every fix for this long yields user.moving_away_from_trip_destination "
+                       + "(0: never; at most 24h).",
+                   default: "5m", environment: environment ? "TRIPSTREAM_MOVING_AWAY_AFTER" : nil),
+        ]
+    }
+
+    /// Reads the options into `settings`.
+    static func read(_ parsed: ParsedArguments, into settings: inout FoldSettings) throws {
+        settings.defaultDelayThreshold = try parsed.int("delay-threshold", in: 0...1440)
+        settings.tripSignalLostAfter = try parsed.duration("trip-signal-lost-after")
+        settings.movingAwayAfter = try parsed.duration("moving-away-after")
+        for (name, value) in [("trip-signal-lost-after", settings.tripSignalLostAfter),
+                              ("moving-away-after", settings.movingAwayAfter)]
+        where !(0...24 * 3_600_000).contains(value) {
+            throw CommandFailure("--\(name) must be at most 24h, got \(value / 1000) s")
+        }
+    }
+}
