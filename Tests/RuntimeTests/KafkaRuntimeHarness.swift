@@ -100,11 +100,16 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
     /// The events the fold yields over the same inputs, partition by partition: what a consumer
     /// upserting by `_id` must end with. Keyed by `_id`, encoded without `live`/`actualCreatedAt`.
     func expectedEvents() -> [String: String] {
+        Self.expectedEvents(inputs: fixes, geofences: geofences)
+    }
+
+    /// The fold of `inputs` (by partition, in arrival order), upserted by `_id`.
+    static func expectedEvents(inputs: [Int32: [SimulatedRecord]], geofences: [Geofence]) -> [String: String] {
         let table = GeofenceTable(geofences)
         var published: [Event] = []
-        for partition in fixes.keys.sorted() {
+        for partition in inputs.keys.sorted() {
             var fold = PartitionFold()
-            for record in fixes[partition]! {
+            for record in inputs[partition]! {
                 switch record {
                 case let .fix(f): _ = fold.process(f, geofences: table, processingTime: f.createdAt, events: &published)
                 case let .command(c):
@@ -157,13 +162,7 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
         return events
     }
 
-    static func comparable(_ event: Event) -> String {
-        var copy = event
-        copy.replayed = false
-        copy.late = false
-        copy.revision = .original
-        return EventEncoder.string(copy, actualCreatedAt: 0)
-    }
+    static func comparable(_ event: Event) -> String { EventDiff.comparable(event) }
 
     static func upserted(_ events: [Event]) -> [String: String] {
         var byID: [String: Event] = [:]

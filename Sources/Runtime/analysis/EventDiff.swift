@@ -117,7 +117,7 @@ public struct EventDiff: Sendable {
     }
 
     /// An event as content: delivery (replayed, late, corrected) and processing time left out.
-    static func comparable(_ event: Event) -> String {
+    public static func comparable(_ event: Event) -> String {
         var copy = event
         copy.replayed = false
         copy.late = false

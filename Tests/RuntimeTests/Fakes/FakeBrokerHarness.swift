@@ -70,20 +70,7 @@ final class FakeBrokerHarness: @unchecked Sendable {
 
     /// The events the fold yields over the same inputs, upserted by `_id` (see `KafkaRuntimeHarness`).
     func expectedEvents() -> [String: String] {
-        let table = GeofenceTable(geofences)
-        var published: [Event] = []
-        for partition in inputs.keys.sorted() {
-            var fold = PartitionFold()
-            for record in inputs[partition]! {
-                switch record {
-                case let .fix(f): _ = fold.process(f, geofences: table, processingTime: f.createdAt, events: &published)
-                case let .command(c): _ = fold.process(c, geofences: table, processingTime: c.createdAt, events: &published)
-                case .geofence: break
-                }
-            }
-            fold.settle(geofences: table, processingTime: fold.streamTime, events: &published)
-        }
-        return KafkaRuntimeHarness.upserted(published)
+        KafkaRuntimeHarness.expectedEvents(inputs: inputs, geofences: geofences)
     }
 
     /// The events a read_committed consumer of the events topic reads now.
