@@ -152,7 +152,7 @@ extension JSONWriter {
     }
 
     /// `,"destinationGeofenceTag":…,"destinationGeofenceExternalId":…`, each when present.
-    private mutating func destinationGeofence(_ plan: TripPlan) {
+    mutating func destinationGeofence(_ plan: TripPlan) {
         if let tag = plan.destinationGeofenceTag {
             raw(",\"destinationGeofenceTag\":")
             string(tag)

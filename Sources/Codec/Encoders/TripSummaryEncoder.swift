@@ -23,14 +23,7 @@ public enum TripSummaryEncoder {
             w.tripStatus(trip.status)
             w.raw(",\"mode\":")
             w.string(plan.mode.name)
-            if let tag = plan.destinationGeofenceTag {
-                w.raw(",\"destinationGeofenceTag\":")
-                w.string(tag)
-            }
-            if let externalId = plan.destinationGeofenceExternalId {
-                w.raw(",\"destinationGeofenceExternalId\":")
-                w.string(externalId)
-            }
+            w.destinationGeofence(plan)
             w.raw(",\"startedAt\":")
             w.timestamp(trip.startedAt)
             w.raw(",\"stoppedAt\":")
