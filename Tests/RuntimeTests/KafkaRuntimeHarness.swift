@@ -182,6 +182,25 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
         var logs: [String] = []
         let logLock = NSLock()
 
+        /// Runs a `StreamRuntime` on a thread of its own.
+        static func launch(options: RuntimeOptions, broker: any Broker) -> RunningRuntime {
+            let running = RunningRuntime()
+            let thread = Thread {
+                do {
+                    let runtime = StreamRuntime(
+                        options: options, metrics: running.metrics,
+                        log: { line in running.logLock.lock(); running.logs.append(line); running.logLock.unlock() },
+                        shouldStop: { running.stop.load(ordering: .relaxed) }, broker: broker)
+                    try runtime.run()
+                } catch {
+                    running.failure = error
+                }
+                running.done.signal()
+            }
+            thread.start()
+            return running
+        }
+
         func halt(timeout: Double = 60) -> Bool {
             stop.store(true, ordering: .relaxed)
             return done.wait(timeout: .now() + timeout) == .success
@@ -203,22 +222,7 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
     func start(instance: String, configure: (inout RuntimeOptions) -> Void = { _ in }) -> RunningRuntime {
         var options = options(instance: instance)
         configure(&options)
-        let running = RunningRuntime()
-        let frozen = options
-        let thread = Thread {
-            do {
-                let runtime = StreamRuntime(
-                    options: frozen, metrics: running.metrics,
-                    log: { line in running.logLock.lock(); running.logs.append(line); running.logLock.unlock() },
-                    shouldStop: { running.stop.load(ordering: .relaxed) })
-                try runtime.run()
-            } catch {
-                running.failure = error
-            }
-            running.done.signal()
-        }
-        thread.start()
-        return running
+        return RunningRuntime.launch(options: options, broker: KafkaBroker())
     }
 
     /// Waits until `condition` holds, or times out.

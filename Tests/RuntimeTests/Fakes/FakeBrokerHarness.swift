@@ -98,23 +98,7 @@ final class FakeBrokerHarness: @unchecked Sendable {
     {
         var options = options(instance: instance)
         configure(&options)
-        let running = KafkaRuntimeHarness.RunningRuntime()
-        let frozen = options
-        let broker = broker
-        let thread = Thread {
-            do {
-                let runtime = StreamRuntime(
-                    options: frozen, metrics: running.metrics,
-                    log: { line in running.logLock.lock(); running.logs.append(line); running.logLock.unlock() },
-                    shouldStop: { running.stop.load(ordering: .relaxed) }, broker: broker)
-                try runtime.run()
-            } catch {
-                running.failure = error
-            }
-            running.done.signal()
-        }
-        thread.start()
-        return running
+        return KafkaRuntimeHarness.RunningRuntime.launch(options: options, broker: broker)
     }
 
     /// Waits until `condition` holds, or times out.
