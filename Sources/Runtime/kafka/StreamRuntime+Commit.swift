@@ -72,14 +72,13 @@ extension StreamRuntime {
     func applyOutcome(waiting: Bool) throws {
         guard let (receipt, outcome) = waiting ? committer.awaitOutcome() : committer.takeOutcome() else { return }
         switch outcome {
-        case let .committed(seconds, oversized, retries):
+        case let .committed(seconds, committedAt, oversized, retries):
             // Committed: the history changes the changelog now holds may reach the local store.
             for part in receipt.parts {
                 guard let owner = owners[part.partition], ObjectIdentifier(owner) == part.owner else { continue }
                 try owner.history.commit(through: part.historyGeneration)
             }
             oversizedOutputs += oversized
-            let committedAt = clock.now()
             metrics.update { values in
                 values.transactionsCommitted += 1
                 values.consecutiveAborts = 0
@@ -173,8 +172,11 @@ extension StreamRuntime {
     }
 
     /// Writes the local snapshots of owned partitions (after a commit: memory equals the changelog).
+    /// The driver stalls for it, so the changelog ends come in one request and the encoding,
+    /// compression and writing run on the fold threads, one partition each.
     func writeSnapshots(only partitions: Set<Int32>? = nil) {
-        lastSnapshot = clock.monotonic()
+        let started = clock.monotonic()
+        lastSnapshot = started
         do {
             try ReplayJob.makeDirectory(options.stateDirectory)
             try ReplayJob.makeDirectory(snapshotDirectory)
@@ -182,6 +184,7 @@ extension StreamRuntime {
             log("warning: no snapshots: \(error)")
             return
         }
+        var ready: [(partition: Int32, owner: PartitionOwner)] = []
         for partition in owners.keys.sorted() where partitions?.contains(partition) ?? true {
             do {
                 // Users idle beyond the horizon leave memory (their state goes to the local store,
@@ -194,16 +197,44 @@ extension StreamRuntime {
                     try owner.history.commit()
                 }
                 try owner.history.synchronize()  // what the snapshot claims is on disk first
-                let marks = try consumer.watermarks(topic: options.topics.stateChangelog, partition: partition,
-                                                    timeout: .seconds(5))
-                let snapshot = PartitionSnapshot(
-                    partition: partition, changelogOffset: marks.high, checkpoint: owner.checkpoint,
-                    timelines: owner.processor.fold.allTimelines().map(\.parts))
-                try snapshot.write(directory: snapshotDirectory)
+                ready.append((partition, owner))
             } catch {
                 log("warning: snapshot of partition \(partition) not written: \(error)")
             }
         }
+        guard !ready.isEmpty else { return }
+        let changelog = ready.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
+        let ends: [TopicPartition: Int64]
+        do {
+            ends = try endProbe.endOffsets(changelog, timeout: .seconds(5))
+        } catch {
+            log("warning: no snapshots: the changelog's end is unknown: \(error)")
+            return
+        }
+        let directory = snapshotDirectory
+        let failures = RoundResults<String?>(count: ready.count)
+        let loan = RoundLoan(value: (ready, ends))
+        foldThreads.run(items: ready.count) { index in
+            let (partition, owner) = loan.value.0[index]
+            guard let end = loan.value.1[TopicPartition(topic: changelog[index].topic, partition: partition)] else {
+                failures.store("the changelog's end is unknown", at: index)
+                return
+            }
+            do {
+                let snapshot = PartitionSnapshot(
+                    partition: partition, changelogOffset: end, checkpoint: owner.checkpoint,
+                    timelines: owner.processor.fold.allTimelines().map(\.parts))
+                try snapshot.write(directory: directory)
+                failures.store(nil, at: index)
+            } catch {
+                failures.store("\(error)", at: index)
+            }
+        }
+        for (index, failure) in failures.take().enumerated() {
+            if let failure { log("warning: snapshot of partition \(ready[index].partition) not written: \(failure)") }
+        }
+        let seconds = clock.monotonic() - started
+        metrics.update { $0.snapshotSeconds.observe(seconds) }
     }
 
     func publishCounters() {

@@ -307,13 +307,12 @@ public final class StreamRuntime {
                 log("warning: partition \(partition) folds nothing: \(why)")
             }
         }
+        // One request for every owned partition: the driver must not stall a round trip per partition.
+        let asked = owners.keys.map { TopicPartition(topic: options.topics.locations, partition: $0) }
+        guard !asked.isEmpty, let ends = try? endProbe.endOffsets(asked, timeout: .milliseconds(500)) else { return }
         var lag: [Int32: Int64] = [:]
-        for (partition, owner) in owners {
-            if let marks = try? consumer.watermarks(topic: options.topics.locations, partition: partition,
-                                                    timeout: .milliseconds(500))
-            {
-                lag[partition] = max(0, marks.high - owner.locationsOffset)
-            }
+        for (partition, end) in ends {
+            if let owner = owners[partition.partition] { lag[partition.partition] = max(0, end - owner.locationsOffset) }
         }
         metrics.update { $0.lag = lag }
     }

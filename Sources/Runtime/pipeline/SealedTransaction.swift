@@ -1,3 +1,4 @@
+import Domain
 import KafkaIO
 
 /// A state-changelog record of one partition (nil value: deleted).
@@ -40,8 +41,9 @@ struct SealedTransaction: Sendable {
 
 /// How a transaction ended, as the committer reports it.
 enum CommitOutcome: Sendable {
-    /// Committed after `seconds`; `oversized`: outputs replaced by dead letters for their size.
-    case committed(seconds: Double, oversized: Int, retries: Int)
+    /// Committed after `seconds`, at wall-clock `at` (the moment read_committed readers may see
+    /// it, not when the driver learns of it); `oversized`: outputs replaced by dead letters for their size.
+    case committed(seconds: Double, at: UnixMillis, oversized: Int, retries: Int)
     /// Aborted (or its producer replaced): nothing of it is visible; the state must be rebuilt.
     case aborted(reason: String, seconds: Double)
     /// The producer cannot go on (fenced by a newer instance, or a fatal client error).

@@ -152,7 +152,7 @@ final class TransactionCommitter: @unchecked Sendable {
                 }
             }
             try retrying(&retries) { try sink.commit(timeout: .seconds(60)) }
-            return .committed(seconds: clock.monotonic() - started, oversized: oversized, retries: retries)
+            return .committed(seconds: clock.monotonic() - started, at: clock.now(), oversized: oversized, retries: retries)
         } catch let error as KafkaError where error.isFatal {
             return .fatal(error)  // fenced by a newer instance, or an unrecoverable client error
         } catch {

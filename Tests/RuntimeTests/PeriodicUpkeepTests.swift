@@ -1,0 +1,43 @@
+import Foundation
+import KafkaIO
+import Runtime
+import Testing
+
+/// What the driver does beside folding while the service runs: periodic snapshots (written on the
+/// fold threads, each claiming the changelog end its state covers) and the lag gauge (one request
+/// for every owned partition).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct PeriodicUpkeepTests {
+    @Test func periodicSnapshotsClaimTheChangelogEndTheirStateCovers() throws {
+        let harness = try FakeBrokerHarness(seed: 31)
+        let runtime = harness.start(instance: "a") { $0.snapshotInterval = 100 }
+        #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
+        // Snapshots taken once everything is committed hold every input's state.
+        let written = runtime.metrics.snapshot.snapshotSeconds.count
+        #expect(harness.wait { runtime.metrics.snapshot.snapshotSeconds.count >= written + 2 }, "snapshots go on")
+        let directory = harness.options(instance: "a").stateDirectory + "/tripstream-fake"
+        for partition in 0..<FakeBrokerHarness.partitions {
+            let snapshot = try #require(try PartitionSnapshot.read(directory: directory, partition: partition),
+                                        "partition \(partition) has a snapshot while the service runs")
+            let changelog = TopicPartition(topic: harness.topics.stateChangelog, partition: partition)
+            #expect(snapshot.changelogOffset == harness.broker.lastStableOffset(changelog),
+                    "partition \(partition): the snapshot covers the whole changelog")
+            #expect(!snapshot.timelines.isEmpty, "partition \(partition) holds users")
+        }
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(!runtime.logs.contains { $0.contains("not written") || $0.contains("no snapshots") },
+                "\(runtime.logs.filter { $0.contains("snapshot") })")
+    }
+
+    @Test func theLagGaugeCoversEveryOwnedPartition() throws {
+        let harness = try FakeBrokerHarness(seed: 32)
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
+        let everyPartition = Dictionary(uniqueKeysWithValues: (0..<FakeBrokerHarness.partitions).map { ($0, Int64(0)) })
+        // The gauge is refreshed every 5 s: once caught up, each owned partition is 0 records behind.
+        #expect(harness.wait(timeout: 15) { runtime.metrics.snapshot.lag == everyPartition },
+                "lag \(runtime.metrics.snapshot.lag)")
+        #expect(runtime.halt())
+    }
+}
