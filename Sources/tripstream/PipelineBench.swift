@@ -36,7 +36,7 @@ enum PipelineBench {
             let span = instance.measureThroughput(expected: expected)
             let ours = Double(span.inputs) * Double(fixCount) / Double(expected) / span.seconds
             var line = "pipeline        \(Int(ours).grouped) fixes/s with --threads \(threads), exactly-once, \(partitions) partitions"
-            line += " (first committed output to the last: \(span.inputs.grouped) inputs in \(String(format1: span.seconds)) s)"
+            line += " (first fold round to the last commit: \(span.inputs.grouped) inputs in \(String(format1: span.seconds)) s)"
             Terminal.output(line)
             if let kcatRate {
                 Terminal.output("kcat            \(Int(kcatRate).grouped) fixes/s consuming the same topic raw; ratio \(String(format1: 100 * ours / kcatRate))%")
@@ -44,6 +44,10 @@ enum PipelineBench {
             last = (cluster, instance, ours)
         }
         guard let (cluster, first, ours) = last else { return }
+        guard ours > 0 else {
+            first.stop()
+            throw CommandFailure("the pipeline committed nothing within 10 minutes: no latency to measure")
+        }
         let latency = try measureLatency(cluster: cluster, topics: topics, rate: ours / 2, seconds: 10, metrics: first.metrics)
         let commits = first.metrics.snapshot.commitSeconds
         Terminal.output("commits         \(commits.count.grouped) transactions, mean \(Int(1000 * commits.sum / Double(max(commits.count, 1)))) ms each (committed while the next one is folded)")
@@ -250,20 +254,21 @@ final class PipelineInstance: @unchecked Sendable {
         thread.start()
     }
 
-    /// From the first committed output to the commit that covers the `expected`-th input: inputs
-    /// folded in that span and its seconds (start-up, restore and group join excluded).
+    /// Inputs per second from the first fold round that had records (group join and restore
+    /// excluded) to the commit of the last input. Not from the first commit: a slow first commit
+    /// may hold most inputs, and would leave nothing to time.
     func measureThroughput(expected: Int) -> (inputs: Int, seconds: Double) {
-        var start: (consumed: Int, at: Double)?
+        var start: Double?
         let deadline = WallClock.monotonic() + 600
         while WallClock.monotonic() < deadline {
-            let consumed = metrics.snapshot.inputsCommitted
-            if start == nil, consumed > 0 { start = (consumed, WallClock.monotonic()) }
-            if consumed >= expected { break }
+            let values = metrics.snapshot
+            if start == nil, values.foldBatchSeconds.count > 0 { start = WallClock.monotonic() }
+            if values.inputsCommitted >= expected { break }
             Thread.sleep(forTimeInterval: 0.001)
         }
         let end = WallClock.monotonic()
         guard let start else { return (0, 1) }
-        return (expected - start.consumed, max(end - start.at, 1e-6))
+        return (min(metrics.snapshot.inputsCommitted, expected), max(end - start, 1e-6))
     }
 
     func waitForRestore(partitions: Int) -> (records: Int, seconds: Double) {

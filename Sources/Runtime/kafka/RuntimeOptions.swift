@@ -46,6 +46,13 @@ public struct RuntimeOptions: Sendable {
     /// Cores this process may run on.
     public static var availableCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
+    /// The committer's producer: the shared client properties, with defaults of its own. Each
+    /// commit flushes explicitly, so lingering only adds latency; JSON outputs and the changelog
+    /// shrink several-fold with LZ4, and a commit's time is mostly its bytes.
+    public var transactionalProducerConfiguration: KafkaConfiguration {
+        kafka.settingDefault("linger.ms", "1").settingDefault("compression.type", "lz4")
+    }
+
     /// The transactional id: stable per group and instance, so a restarted instance fences the
     /// one it replaces.
     public var transactionalId: String { "tripstream-\(group)-\(instanceId)" }

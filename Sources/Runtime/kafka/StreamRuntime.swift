@@ -102,9 +102,8 @@ public final class StreamRuntime {
         try geofenceFeed.loadAll(timeout: 60)
         log("geofences loaded: \(geofenceFeed.table.count)")
 
-        // Each commit flushes explicitly, so lingering only adds latency.
         committer = try TransactionCommitter(
-            broker: broker, configuration: options.kafka.settingDefault("linger.ms", "1"),
+            broker: broker, configuration: options.transactionalProducerConfiguration,
             transactionalId: options.transactionalId, topics: options.topics, clock: clock, log: log)
         foldThreads = ForkJoinThreads(count: max(1, options.threads))
 
