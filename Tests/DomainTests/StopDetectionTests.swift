@@ -37,6 +37,13 @@ import Testing
         #expect(h.events(.enteredGeofence).first?.createdAt == World.t0 + 70_000)
     }
 
+    @Test func parkedJitterWithinTheAccuracyIsNoMovement() {
+        var h = Harness([Self.stopping])
+        // 15 m back and forth every 5 s (3 m/s as raw distance), with 10 m accuracy fixes.
+        for step in Int64(0)...16 { h.send(fix(at: step * 5, north: step % 2 == 0 ? 20 : 35)) }
+        #expect(h.events(.enteredGeofence).first?.createdAt == World.t0 + 65_000)
+    }
+
     @Test func aFastFixRestartsTheStop() {
         var settings = FoldSettings()
         settings.stopDuration = 30_000

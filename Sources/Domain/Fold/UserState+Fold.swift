@@ -43,7 +43,8 @@ extension UserState {
             } else if elapsed > 0 {
                 let observed = Float(moved / elapsed)
                 speed = speed.isNaN ? observed : speed * 0.7 + observed * 0.3
-                if fixSpeed.isNaN { fixSpeed = observed }
+                // Movement within the fix's accuracy is no evidence of moving: parked GPS jitter.
+                if fixSpeed.isNaN { fixSpeed = Float(max(moved - accuracy, 0) / elapsed) }
             }
         }
         suspect = nil
