@@ -162,7 +162,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             back.tag == geofence.tag && back.externalId == geofence.externalId
                 && back.description == geofence.description && back.shape == geofence.shape
                 && back.metadata == geofence.metadata && back.enabled == geofence.enabled
-                && back.dwellThreshold == geofence.dwellThreshold,
+                && back.dwellThreshold == geofence.dwellThreshold && back.stopDetection == geofence.stopDetection
+                && back.disableAfter == geofence.disableAfter && back.deleteAfter == geofence.deleteAfter,
             "geofence changed in a round trip")
         return true
     }

@@ -43,6 +43,8 @@ enum FoldSettingOverrides {
         duration("trip-expiry", \.tripExpiry, 60_000...FoldSettings.maximumReplayHorizon),
         duration("trip-signal-lost-after", \.tripSignalLostAfter, 0...FoldSettings.maximumReplayHorizon),
         duration("moving-away-after", \.movingAwayAfter, 0...FoldSettings.maximumReplayHorizon),
+        number("stop-speed", "m/s", \.stopSpeed, 0...50),
+        duration("stop-duration", \.stopDuration, 0...FoldSettings.maximumReplayHorizon),
         duration("late-lag", \.lateLag, 0...FoldSettings.maximumReplayHorizon),
         duration("replay-horizon", \.replayHorizon, 0...FoldSettings.maximumReplayHorizon),
         duration("max-clock-skew", \.maxClockSkew, 0...FoldSettings.maximumReplayHorizon),

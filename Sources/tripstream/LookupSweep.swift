@@ -37,7 +37,7 @@ enum LookupSweep {
                 inside = 0
                 let start = Terminal.monotonicSeconds()
                 for point in points {
-                    table.forEachContaining(point) { _, _, _, _ in inside += 1 }
+                    table.forEachContaining(point) { _, _, _, _, _ in inside += 1 }
                 }
                 seconds.append(Terminal.monotonicSeconds() - start)
             }

@@ -25,7 +25,8 @@ enum ReplayCommand {
                    required: true),
             BoundedDurationOption.replayHorizon.spec(environment: nil),
             BoundedDurationOption.maxClockSkew.spec(environment: nil),
-        ] + TripDefaultOptions.specs(environment: false) + [
+        ] + TripDefaultOptions.specs(environment: false)
+            + StopDetectionOptions.specs(environment: false) + [
             .value("threads", valueName: "count",
                    help: "Threads folding the partitions (the output is the same for any count). Default: the cores available."),
             .value("partitions", valueName: "count",
@@ -44,6 +45,7 @@ enum ReplayCommand {
         settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
         settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         try TripDefaultOptions.read(parsed, into: &settings)
+        try StopDetectionOptions.read(parsed, into: &settings)
         try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)  // what-if: last word
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),

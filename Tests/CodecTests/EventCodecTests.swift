@@ -61,8 +61,11 @@ struct EventCodecTests {
                 + #""user":{"userId":"pro_user_456","deviceId":"device-1","metadata":{"companyId":"company_abc123","name":"John Doe"}},"#
                 + #""geofence":{"tag":"shift","externalId":"shift_12345","description":"123 Main St - Water Heater Repair","#
                 + #""type":"circle","geometryCenter":{"type":"Point","coordinates":[-73.9911,40.7342]},"geometryRadius":100,"#
-                + #""metadata":{"shiftId":"shift_12345","customerId":"customer_abc"},"dwellThreshold":15},"duration":105}"#
+                + #""metadata":{"shiftId":"shift_12345","customerId":"customer_abc"},"dwellThreshold":15},"confidence":3,"duration":105}"#
         )
+        // A visit ended by a deleted geofence says so after the duration.
+        let deleted = EventEncoder.string(Fixtures.allEvents[2], actualCreatedAt: Fixtures.processedAt)
+        #expect(deleted.hasSuffix(#""confidence":3,"duration":8.33,"exitReason":"geofence_deleted"}"#))
     }
 
     @Test func exactBytesOfACompletedTrip() {

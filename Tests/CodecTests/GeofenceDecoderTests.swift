@@ -44,6 +44,26 @@ struct GeofenceDecoderTests {
         }
     }
 
+    @Test func decodesStopDetectionAndScheduledEnds() throws {
+        let g = try #require(
+            try geofence(
+                #"{"tag":"shift","externalId":"s1","type":"circle","coordinates":[-73.9911,40.7342],"radius":100,"#
+                    + #""stopDetection":true,"disableAfter":"2026-01-01T00:00:00Z","deleteAfter":"2026-01-02T00:00:00.000Z"}"#))
+        #expect(g.stopDetection)
+        #expect(g.disableAfter == 1_767_225_600_000 && g.deleteAfter == 1_767_312_000_000)
+        #expect(g.scheduledEnd == 1_767_225_600_000 && g.scheduledEndReason == .geofenceDisabled && g.hasFoldOptions)
+        let plain = try #require(
+            try geofence(
+                #"{"tag":"t","externalId":"e","type":"circle","coordinates":[0,0],"radius":5,"stopDetection":null,"#
+                    + #""disableAfter":null,"deleteAfter":null}"#))
+        #expect(!plain.stopDetection && plain.scheduledEnd == .max && !plain.hasFoldOptions)
+        for bad in [#""disableAfter":"tomorrow""#, #""deleteAfter":17"#, #""stopDetection":"yes""#] {
+            #expect(throws: DecodeError.self) {
+                try geofence(#"{"tag":"t","externalId":"e","type":"circle","coordinates":[0,0],"radius":5,\#(bad)}"#)
+            }
+        }
+    }
+
     @Test func deletes() throws {
         for value: String? in [nil, "", "null", "  null "] {
             guard case .delete(let id, let tag, let externalId) = try geofenceChange(key: "shift/a/b", value) else {

@@ -79,13 +79,14 @@ import Testing
         #expect(h.events(.dwelledInGeofence).first?.userId == "a")
     }
 
-    @Test func disabledGeofencesAreIgnoredAndDeletedOnesEndTheVisitSilently() {
+    @Test func disabledGeofencesAreIgnoredAndDeletedOnesEndTheVisitSayingWhy() {
         var h = Harness([World.circle("store", "off", radius: 100, enabled: false), World.circle("store", "on")])
         h.send(World.fix(at: 0, o))
         #expect(h.published.map { $0.geofence?.externalId } == ["on"])
         h.geofences.remove(GeofenceID(tag: "store", externalId: "on"))
         h.send(World.fix(at: 100, World.offset(o, north: 1_000, east: 0)))
-        #expect(h.published.count == 1)
+        #expect(h.published.count == 2)
+        #expect(h.published[1].type == .exitedGeofence && h.published[1].exitReason == .geofenceDeleted)
         #expect(h.fold.state(of: "u1")?.presences.isEmpty == true)
     }
 

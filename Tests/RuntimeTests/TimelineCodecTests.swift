@@ -88,6 +88,19 @@ import Testing
         #expect(b.count >= a.count)
     }
 
+    @Test func aScheduledGeofenceEndAndAStopRoundTrip() throws {
+        var state = UserState()
+        state.stoppedSince = 1_372_636_860_000
+        state.presences = [Presence(geofenceID: GeofenceID(tag: "shift", externalId: "s1"), enteredAt: 1_372_636_800_000,
+                                    dwellDue: .max, visitOrdinal: 1, endsAt: 1_372_637_100_000)]
+        let parts = UserTimeline.Parts(
+            userId: "u1", current: state, tailStart: UserState(), tail: [], storedSegments: 0, historyStart: .min,
+            secondSegmentStart: .min, watermark: .min, lastTickTimer: .min, newestTime: .min)
+        let back = try TimelineCodec.decode(TimelineCodec.encode(parts))
+        #expect(back.current == state && back.current.presences.first?.endsAt == 1_372_637_100_000)
+        #expect(back.current.stoppedSince == 1_372_636_860_000 && back.tailStart.stoppedSince == .max)
+    }
+
     @Test func corruptRecordsThrowInsteadOfTrapping() throws {
         let (fold, _, _, _, _) = simulatedFold()
         var copy = fold

@@ -41,6 +41,8 @@ public enum EventDecoder {
         var userMetadata: RawJSON?
         var geofence: Geofence?
         var durationSeconds: Int32?
+        var confidence: EventConfidence?
+        var exitReason: ExitReason?
         var tripRange: Range<Int>?
 
         var cursor = try reader.beginObject()
@@ -76,6 +78,14 @@ public enum EventDecoder {
                 geofence = try self.geofence(&reader, &issue)
             } else if reader.matches(key, "duration") {
                 durationSeconds = try seconds("duration", &reader, &issue)
+            } else if reader.matches(key, "confidence") {
+                confidence = try reader.integerField("confidence", range: 1...3, &issue).flatMap {
+                    EventConfidence(rawValue: UInt8($0))
+                }
+            } else if reader.matches(key, "exitReason") {
+                exitReason = try reader.enumField(
+                    "exitReason", choices: "user_left, geofence_disabled, geofence_deleted", &issue
+                ) { bytes in ExitReason.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
             } else if reader.matches(key, "trip") {
                 // Needs createdAt for a default, which may come later.
                 tripRange = try reader.captureValue()
@@ -98,7 +108,8 @@ public enum EventDecoder {
             id: id, type: type, userId: userId, createdAt: createdAt, replayed: replayed, late: late,
             revision: revision,
             location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: userMetadata,
-            geofence: geofence, durationSeconds: durationSeconds, trip: trip)
+            geofence: geofence, durationSeconds: durationSeconds, trip: trip, confidence: confidence,
+            exitReason: exitReason)
         return DecodedEvent(event: event, actualCreatedAt: actualCreatedAt)
     }
 

@@ -2,7 +2,8 @@ import Domain
 
 /// Decodes a geofence record (`tripstream.geofences`, `schemas/geofence.schema.json`), named as
 /// Radar's Geofences API: `{"tag", "externalId", "description", "type": "circle"|"polygon",
-/// "coordinates", "radius", "metadata", "enabled", "dwellThreshold"}`.
+/// "coordinates", "radius", "metadata", "enabled", "dwellThreshold", "stopDetection", "disableAfter",
+/// "deleteAfter"}` (the last two RFC 3339).
 ///
 /// Coordinates are GeoJSON order, [lng, lat]. A circle has `coordinates` = [lng, lat] and a
 /// `radius` of 1…100000 m. A polygon has `coordinates` = [[[lng, lat], …], …] (outer ring, then
@@ -88,6 +89,9 @@ public enum GeofenceDecoder {
         var metadata: RawJSON?
         var enabled = true
         var dwellThreshold: Int?
+        var stopDetection = false
+        var disableAfter: UnixMillis?
+        var deleteAfter: UnixMillis?
 
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
@@ -114,6 +118,12 @@ public enum GeofenceDecoder {
                 enabled = try reader.boolField("enabled", &issue) ?? true
             } else if reader.matches(key, "dwellThreshold") {
                 dwellThreshold = try reader.integerField("dwellThreshold", range: 1...10_080, &issue).map { Int($0) }
+            } else if reader.matches(key, "stopDetection") {
+                stopDetection = try reader.boolField("stopDetection", &issue) ?? false
+            } else if reader.matches(key, "disableAfter") {
+                disableAfter = try reader.timestampField("disableAfter", nullable: true, &issue)
+            } else if reader.matches(key, "deleteAfter") {
+                deleteAfter = try reader.timestampField("deleteAfter", nullable: true, &issue)
             } else {
                 try reader.skipValue()
             }
@@ -137,7 +147,8 @@ public enum GeofenceDecoder {
         if let problem = shape.problem { throw DecodeError(.invalidGeometry, problem) }
         return Geofence(
             tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
-            enabled: enabled, dwellThreshold: dwellThreshold)
+            enabled: enabled, dwellThreshold: dwellThreshold, stopDetection: stopDetection,
+            disableAfter: disableAfter, deleteAfter: deleteAfter)
     }
 
     /// Reads polygon rings and checks them.

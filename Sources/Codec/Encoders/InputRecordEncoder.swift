@@ -131,6 +131,15 @@ public enum InputRecordEncoder {
             w.raw(",\"dwellThreshold\":")
             w.int(dwell)
         }
+        if geofence.stopDetection { w.raw(",\"stopDetection\":true") }
+        if let disableAfter = geofence.disableAfter {
+            w.raw(",\"disableAfter\":")
+            w.timestamp(disableAfter)
+        }
+        if let deleteAfter = geofence.deleteAfter {
+            w.raw(",\"deleteAfter\":")
+            w.timestamp(deleteAfter)
+        }
         w.byte(UInt8(ascii: "}"))
         w.finish(into: &buffer)
     }

@@ -31,9 +31,17 @@ extension JSONWriter {
             raw(",\"geofence\":")
             if let geofenceJSON { append(geofenceJSON) } else { self.geofence(geofence) }
         }
+        if let confidence = event.confidence {
+            raw(",\"confidence\":")
+            byte(UInt8(ascii: "0") + confidence.rawValue)
+        }
         if let duration = event.durationSeconds {
             raw(",\"duration\":")
             minutes(seconds: Int64(duration))
+        }
+        if let reason = event.exitReason {
+            raw(",\"exitReason\":")
+            string(reason.name)
         }
         if let trip = event.trip {
             raw(",\"trip\":")

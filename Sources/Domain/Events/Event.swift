@@ -24,13 +24,18 @@ public struct Event: Sendable, Equatable {
     public var geofence: Geofence?
     /// Seconds inside the geofence, for `user.exited_geofence` (printed as minutes).
     public var durationSeconds: Int32?
+    /// Radar's confidence, for `user.entered_geofence` and `user.exited_geofence`.
+    public var confidence: EventConfidence?
+    /// Why a visit ended, for `user.exited_geofence`; nil for a plain exit (the user left).
+    public var exitReason: ExitReason?
     public var trip: TripSnapshot?
 
     public init(
         id: EventID, type: EventType, userId: String, createdAt: UnixMillis, replayed: Bool = false, late: Bool = false,
         revision: EventRevision = .original, location: Coordinate?, locationAccuracy: Float = .nan,
         deviceId: String? = nil, userMetadata: RawJSON? = nil, geofence: Geofence? = nil,
-        durationSeconds: Int32? = nil, trip: TripSnapshot? = nil
+        durationSeconds: Int32? = nil, trip: TripSnapshot? = nil, confidence: EventConfidence? = nil,
+        exitReason: ExitReason? = nil
     ) {
         self.id = id
         self.type = type
@@ -46,6 +51,8 @@ public struct Event: Sendable, Equatable {
         self.geofence = geofence
         self.durationSeconds = durationSeconds
         self.trip = trip
+        self.confidence = confidence
+        self.exitReason = exitReason
     }
 
     /// Equal content: everything but `replayed`, `late` and `revision`, which describe the publication, not the
@@ -54,7 +61,8 @@ public struct Event: Sendable, Equatable {
         id == other.id && type == other.type && userId == other.userId && createdAt == other.createdAt
             && location == other.location && locationAccuracy.bitPattern == other.locationAccuracy.bitPattern
             && deviceId == other.deviceId && userMetadata == other.userMetadata && geofence === other.geofence
-            && durationSeconds == other.durationSeconds && trip == other.trip
+            && durationSeconds == other.durationSeconds && confidence == other.confidence
+            && exitReason == other.exitReason && trip == other.trip
     }
 
     public static func == (lhs: Event, rhs: Event) -> Bool {

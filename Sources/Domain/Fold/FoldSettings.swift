@@ -14,6 +14,12 @@ public struct FoldSettings: Sendable, Equatable {
     /// Default: 1000.
     public var maxUsableAccuracy: Float = 1000
 
+    /// Stop detection (geofences with `stopDetection`): a user is stopped once every fix was slower
+    /// than this, m/s, for `stopDuration`. Default: 1.5 (a slow walk).
+    public var stopSpeed: Double = 1.5
+    /// See `stopSpeed`. Default: 60 s.
+    public var stopDuration: UnixMillis = 60_000
+
     /// Speed above which a fix is a GPS jump rather than movement, m/s, before slack. Default: 55 (≈200 km/h).
     public var maxPlausibleSpeed: Double = 55
     /// Distance any fix may move regardless of elapsed time, meters (covers GPS noise). Default: 100.

@@ -7,22 +7,25 @@ public struct Presence: Sendable, Equatable {
     public var dwellDue: UnixMillis
     /// The user's visit number; with the geofence it names the visit's events (`_id`).
     public var visitOrdinal: UInt32
+    /// The geofence's `scheduledEnd` as last seen (`.max`: none): a timer that ends the visit.
+    public var endsAt: UnixMillis
     /// Where the geofence sat in the table when last seen: a hint that saves a lookup by id.
     /// Not part of the state's identity (nor persisted).
     public var slotHint: Int32
 
     public init(geofenceID: GeofenceID, enteredAt: UnixMillis, dwellDue: UnixMillis, visitOrdinal: UInt32,
-                slotHint: Int32 = -1)
+                endsAt: UnixMillis = .max, slotHint: Int32 = -1)
     {
         self.geofenceID = geofenceID
         self.enteredAt = enteredAt
         self.dwellDue = dwellDue
         self.visitOrdinal = visitOrdinal
+        self.endsAt = endsAt
         self.slotHint = slotHint
     }
 
     public static func == (lhs: Presence, rhs: Presence) -> Bool {
         lhs.geofenceID == rhs.geofenceID && lhs.enteredAt == rhs.enteredAt && lhs.dwellDue == rhs.dwellDue
-            && lhs.visitOrdinal == rhs.visitOrdinal
+            && lhs.visitOrdinal == rhs.visitOrdinal && lhs.endsAt == rhs.endsAt
     }
 }

@@ -22,6 +22,7 @@ extension UserState {
         let accuracy = input.accuracy.isNaN ? 0 : Double(input.accuracy)
 
         var relocated = false
+        var fixSpeed = input.speed
         if let last = location {
             let elapsed = max(Double(time - locationAt) / 1000, 0)
             let moved = Geodesy.distance(last, position)
@@ -42,11 +43,14 @@ extension UserState {
             } else if elapsed > 0 {
                 let observed = Float(moved / elapsed)
                 speed = speed.isNaN ? observed : speed * 0.7 + observed * 0.3
+                // Movement within the fix's accuracy is no evidence of moving: parked GPS jitter.
+                if fixSpeed.isNaN { fixSpeed = Float(max(moved - accuracy, 0) / elapsed) }
             }
         }
         suspect = nil
         suspectCount = 0
         if !input.speed.isNaN { speed = input.speed }
+        if relocated { stoppedSince = .max } else { trackStop(speed: fixSpeed, at: time, settings: settings) }
         location = position
         locationAt = time
         self.accuracy = input.accuracy

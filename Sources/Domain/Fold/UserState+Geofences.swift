@@ -6,6 +6,7 @@ extension UserState {
         var slot: Int32
         var signedDistance: Double
         var radius: Double
+        var hasFoldOptions: Bool
     }
 
     /// Geofences holding one fix that are kept on the stack; more (a rare pile-up) fall back to one
@@ -22,13 +23,13 @@ extension UserState {
         withUnsafeTemporaryAllocation(of: Holding.self, capacity: Self.holdingCapacity) { buffer in
             var count = 0
             var complete = true
-            context.geofences.forEachContaining(position) { id, slot, distance, radius in
+            context.geofences.forEachContaining(position) { id, slot, distance, radius, hasFoldOptions in
                 guard count < buffer.count else {
                     complete = false
                     return
                 }
                 buffer.initializeElement(at: count, to: Holding(id: id, slot: slot, signedDistance: distance,
-                                                                radius: radius))
+                                                                radius: radius, hasFoldOptions: hasFoldOptions))
                 count += 1
             }
             let holding = UnsafeBufferPointer(rebasing: buffer[0..<count])
@@ -47,12 +48,20 @@ extension UserState {
         while index < presences.count {
             let presence = presences[index]
             if let holding, let held = holding.first(where: { $0.id == presence.geofenceID }) {
-                // Enabled and in the table (the lookup reports nothing else): only the distance decides.
+                // Enabled and in the table (the lookup reports nothing else): only the distance and,
+                // for a geofence with a scheduled end, that end decide.
+                if held.hasFoldOptions || presence.endsAt != .max,
+                    let geofence = context.geofences.geofence(atSlot: held.slot),
+                    endVisitIfScheduled(presenceAt: index, geofence, at: time, context: context, events: &events)
+                {
+                    continue
+                }
                 if Self.leavesArea(signedDistance: held.signedDistance, accuracy: accuracy, radius: held.radius,
                                    settings: settings),
                     let geofence = context.geofences.geofence(atSlot: held.slot)
                 {
-                    exit(presenceAt: index, geofence, at: time, context: context, events: &events)
+                    exit(presenceAt: index, geofence, at: time, margin: held.signedDistance, context: context,
+                         events: &events)
                     continue
                 }
                 index += 1
@@ -61,8 +70,16 @@ extension UserState {
             // The hint is not written back: presences are shared with the checkpoints, and a write
             // would copy the array. A stale hint (after a restore) costs one lookup by id.
             var hint = presence.slotHint
-            guard let geofence = context.geofences.geofence(presence.geofenceID, hint: &hint), geofence.enabled else {
-                presences.remove(at: index)  // deleted or disabled: the visit ends without an event
+            guard let geofence = context.geofences.geofence(presence.geofenceID, hint: &hint) else {
+                endVisitOfDeletedGeofence(presenceAt: index, at: time, context: context, events: &events)
+                continue
+            }
+            guard geofence.enabled else {
+                exit(presenceAt: index, geofence, at: time, reason: .geofenceDisabled, context: context,
+                     events: &events)
+                continue
+            }
+            if endVisitIfScheduled(presenceAt: index, geofence, at: time, context: context, events: &events) {
                 continue
             }
             let distance = geofence.geometry.signedDistance(to: position)
@@ -70,34 +87,40 @@ extension UserState {
                 signedDistance: distance, accuracy: accuracy, radius: geofence.geometry.characteristicRadius,
                 settings: settings)
             {
-                exit(presenceAt: index, geofence, at: time, context: context, events: &events)
+                exit(presenceAt: index, geofence, at: time, margin: distance, context: context, events: &events)
                 continue
             }
             index += 1
         }
 
-        var entered: [(id: GeofenceID, slot: Int32)] = []
+        var entered: [(id: GeofenceID, slot: Int32, signedDistance: Double)] = []
         let presences = self.presences
         // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0).
-        func consider(_ id: GeofenceID, _ slot: Int32, _ distance: Double, _ radius: Double) {
+        func consider(_ id: GeofenceID, _ slot: Int32, _ distance: Double, _ radius: Double, _: Bool) {
             guard !presences.contains(where: { $0.geofenceID == id }) else { return }
             if Self.entersArea(signedDistance: distance, accuracy: accuracy, radius: radius, settings: settings) {
-                entered.append((id, slot))
+                entered.append((id, slot, distance))
             }
         }
         if let holding {
-            for held in holding { consider(held.id, held.slot, held.signedDistance, held.radius) }
+            for held in holding {
+                consider(held.id, held.slot, held.signedDistance, held.radius, held.hasFoldOptions)
+            }
         } else {
             context.geofences.forEachContaining(position, consider)
         }
         guard !entered.isEmpty else { return }
         entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
-        for (_, slot) in entered {
+        for (_, slot, distance) in entered {
             guard let geofence = context.geofences.geofence(atSlot: slot) else { continue }
+            if geofence.hasFoldOptions {
+                if time >= geofence.scheduledEnd { continue }  // behaves as disabled or deleted from then on
+                if geofence.stopDetection, !isStopped(at: time, settings: settings) { continue }
+            }
             visitCount &+= 1
             let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
             let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
-                                    visitOrdinal: visitCount, slotHint: slot)
+                                    visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: slot)
             let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
             self.presences.insert(presence, at: slot)
             var event = makeEvent(.enteredGeofence, at: time, context: context) {
@@ -105,13 +128,15 @@ extension UserState {
                 $0.combine(UInt64(presence.visitOrdinal))
             }
             event.geofence = geofence
+            event.confidence = EventConfidence(margin: -distance, accuracy: self.accuracy)
             events.append(event)
         }
     }
 
-    /// Ends the visit of `presences[index]` with a `user.exited_geofence` event.
-    private mutating func exit(presenceAt index: Int, _ geofence: Geofence, at time: UnixMillis,
-                               context: FoldContext, events: inout [Event])
+    /// Ends the visit of `presences[index]` with a `user.exited_geofence` event at `time`: the user
+    /// left (`margin` meters outside the edge), or the geofence went away (`reason`).
+    mutating func exit(presenceAt index: Int, _ geofence: Geofence, at time: UnixMillis, margin: Double = 0,
+                       reason: ExitReason? = nil, context: FoldContext, events: inout [Event])
     {
         let presence = presences[index]
         var event = makeEvent(.exitedGeofence, at: time, context: context) {
@@ -120,21 +145,23 @@ extension UserState {
         }
         event.geofence = geofence
         event.durationSeconds = Int32(clamping: (time - presence.enteredAt) / 1000)
+        event.exitReason = reason
+        event.confidence = reason == nil ? EventConfidence(margin: margin, accuracy: accuracy) : .high
         events.append(event)
         presences.remove(at: index)
     }
 
-    /// The earliest timer of this user: a dwell threshold or a trip's expiry.
+    /// The earliest timer of this user: a dwell threshold, a geofence's scheduled end or a trip's expiry.
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
-        for presence in presences where presence.dwellDue < due { due = presence.dwellDue }
+        for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }
         if hasActiveTrip, let startedAt = tripStartedAt { due = min(due, startedAt + settings.tripExpiry) }
         if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
         return due == .max ? nil : due
     }
 
-    /// Fires every timer due at or before `time`, earliest first; dwells before an expiry due at
-    /// the same instant, dwells in geofence-id order.
+    /// Fires every timer due at or before `time`, earliest first; dwells before geofence ends before
+    /// an expiry due at the same instant, each in geofence-id order.
     /// - Returns: the due time of the last timer fired, nil if none was due.
     @discardableResult
     public mutating func fireTimers(upTo time: UnixMillis, context: FoldContext, events: inout [Event]) -> UnixMillis? {
@@ -143,13 +170,22 @@ extension UserState {
             if let index = presences.firstIndex(where: { $0.dwellDue == due }) {
                 presences[index].dwellDue = .max
                 let presence = presences[index]
+                var hint = presence.slotHint
+                guard let geofence = context.geofences.geofence(presence.geofenceID, hint: &hint), geofence.enabled
+                else {
+                    // Gone since the last fix: the visit ends here instead of dwelling.
+                    endVisitOfMissingGeofence(presenceAt: index, at: due, context: context, events: &events)
+                    lastFired = due
+                    continue
+                }
                 var event = makeEvent(.dwelledInGeofence, at: due, context: context) {
                     $0.combine(presence.geofenceID.rawValue)
                     $0.combine(UInt64(presence.visitOrdinal))
                 }
-                var hint = presence.slotHint
-                event.geofence = context.geofences.geofence(presence.geofenceID, hint: &hint)
+                event.geofence = geofence
                 events.append(event)
+            } else if let index = presences.firstIndex(where: { $0.endsAt == due }) {
+                fireScheduledEnd(presenceAt: index, due: due, context: context, events: &events)
             } else if !fireTripSignalLost(due: due, context: context, events: &events) {
                 stopTrip(as: .expired, at: due, context: context, events: &events)
             }

@@ -7,6 +7,9 @@ public struct UserState: Sendable, Equatable {
     public var locationAt: UnixMillis = .min
     /// When the latest `suspect` fix was taken.
     public var suspectAt: UnixMillis = .min
+    /// Since when every fix was slower than `FoldSettings.stopSpeed` (stop detection); `.max` while
+    /// moving or unknown.
+    public var stoppedSince: UnixMillis = .max
     /// Last known device id and user metadata, shared by reference with the fixes that carried them.
     public var extras: FixExtras?
     /// Geofences the user is inside, in geofence-id order.
@@ -65,6 +68,7 @@ public struct UserState: Sendable, Equatable {
         lhs.location == rhs.location
             && lhs.locationAt == rhs.locationAt && lhs.accuracy.bitPattern == rhs.accuracy.bitPattern
             && lhs.speed.bitPattern == rhs.speed.bitPattern && lhs.extras == rhs.extras && lhs.suspect == rhs.suspect && lhs.suspectAt == rhs.suspectAt
+            && lhs.stoppedSince == rhs.stoppedSince
             && lhs.suspectCount == rhs.suspectCount && lhs.presences == rhs.presences
             && lhs.visitCount == rhs.visitCount && lhs.trip == rhs.trip && lhs.tripCount == rhs.tripCount
             && lhs.etaLearning == rhs.etaLearning

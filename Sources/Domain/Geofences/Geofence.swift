@@ -11,12 +11,22 @@ public final class Geofence: Sendable {
     public let enabled: Bool
     /// Minutes inside after which `user.dwelled_in_geofence` fires; nil: never.
     public let dwellThreshold: Int?
+    /// Radar's stop detection: entered only once the user has stopped inside (`FoldSettings.stopSpeed`
+    /// for `stopDuration`).
+    public let stopDetection: Bool
+    /// Radar's `disableAfter` / `deleteAfter`: from these instants (event time) on, the geofence
+    /// behaves as disabled / deleted.
+    public let disableAfter: UnixMillis?
+    public let deleteAfter: UnixMillis?
+    /// The earlier of the two, `.max` when neither: no entry at or after it, and users inside exit then.
+    public let scheduledEnd: UnixMillis
     /// Precomputed geometry for fast containment and distance tests.
     public let geometry: GeofenceGeometry
 
     public init(
         tag: String, externalId: String, description: String = "", shape: GeofenceShape,
-        metadata: RawJSON? = nil, enabled: Bool = true, dwellThreshold: Int? = nil
+        metadata: RawJSON? = nil, enabled: Bool = true, dwellThreshold: Int? = nil, stopDetection: Bool = false,
+        disableAfter: UnixMillis? = nil, deleteAfter: UnixMillis? = nil
     ) {
         self.id = GeofenceID(tag: tag, externalId: externalId)
         self.tag = tag
@@ -26,6 +36,20 @@ public final class Geofence: Sendable {
         self.metadata = metadata
         self.enabled = enabled
         self.dwellThreshold = dwellThreshold
+        self.stopDetection = stopDetection
+        self.disableAfter = disableAfter
+        self.deleteAfter = deleteAfter
+        self.scheduledEnd = min(disableAfter ?? .max, deleteAfter ?? .max)
         self.geometry = GeofenceGeometry(shape)
     }
+}
+
+extension Geofence {
+    /// Why a visit ends at `scheduledEnd`: a deletion wins a tie.
+    public var scheduledEndReason: ExitReason {
+        scheduledEnd == deleteAfter ? .geofenceDeleted : .geofenceDisabled
+    }
+
+    /// Whether the fold must look at this geofence beyond its shape: a stop to wait for or an end to schedule.
+    public var hasFoldOptions: Bool { stopDetection || scheduledEnd != .max }
 }

@@ -11,6 +11,8 @@ public struct GeofenceTable: Sendable {
         var freeSlots: [Int32] = []
         var grid = SpatialGrid()
         var version: UInt64 = 0
+        /// Deleted geofences, kept to name them in the exits of users who were inside (see `deleted(_:)`).
+        var deleted: [UInt64: Geofence] = [:]
 
         init() {}
 
@@ -20,6 +22,7 @@ public struct GeofenceTable: Sendable {
             freeSlots = other.freeSlots
             grid = other.grid
             version = other.version
+            deleted = other.deleted
         }
     }
 
@@ -51,6 +54,11 @@ public struct GeofenceTable: Sendable {
         geofence(GeofenceID(tag: tag, externalId: externalId))
     }
 
+    /// The last version of a geofence deleted from this table (and not upserted since), for the exits
+    /// of users who were inside. Kept for the life of the table: deletes are rare, and a restart that
+    /// no longer sees the tombstone on the compacted topic ends those visits without an event.
+    public func deleted(_ id: GeofenceID) -> Geofence? { storage.deleted[id.rawValue] }
+
     /// The geofence with `id`, trying the slot `hint` first (slots are reused after deletes, so the
     /// geofence there must still have `id`); `hint` is updated to the slot found.
     public func geofence(_ id: GeofenceID, hint: inout Int32) -> Geofence? {
@@ -64,6 +72,7 @@ public struct GeofenceTable: Sendable {
     public mutating func upsert(_ geofence: Geofence) {
         let storage = uniqueStorage()
         storage.version &+= 1
+        if !storage.deleted.isEmpty { storage.deleted[geofence.id.rawValue] = nil }
         if let slot = storage.slotByID[geofence.id.rawValue], let old = storage.slots[Int(slot)] {
             storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
             storage.slots[Int(slot)] = geofence
@@ -91,6 +100,7 @@ public struct GeofenceTable: Sendable {
         storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
         storage.slots[Int(slot)] = nil
         storage.freeSlots.append(slot)
+        storage.deleted[id.rawValue] = old
         return old
     }
 
@@ -104,11 +114,12 @@ public struct GeofenceTable: Sendable {
     }
 
     /// Every enabled geofence whose shape holds `point` (signed distance ≤ 0, the exact test of
-    /// `GeofenceGeometry.signedDistance`): its id, slot, that distance and its characteristic
-    /// radius. Circles are tested from the index's entries, without touching geofence objects.
+    /// `GeofenceGeometry.signedDistance`): its id, slot, that distance, its characteristic
+    /// radius and whether it has fold options (`Geofence.hasFoldOptions`). Circles are tested from the index's entries, without touching geofence objects.
     public func forEachContaining(
         _ point: Coordinate,
-        _ body: (_ id: GeofenceID, _ slot: Int32, _ signedDistance: Double, _ characteristicRadius: Double) -> Void
+        _ body: (_ id: GeofenceID, _ slot: Int32, _ signedDistance: Double, _ characteristicRadius: Double,
+                 _ hasFoldOptions: Bool) -> Void
     ) {
         let storage = self.storage
         storage.slots.withUnsafeBufferPointer { slots in

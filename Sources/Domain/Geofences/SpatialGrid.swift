@@ -40,7 +40,7 @@ public struct SpatialGrid: Sendable {
         }
     }
 
-    /// What a lookup needs of a geofence beyond its box, inline: id, enabled flag, and for a circle
+    /// What a lookup needs of a geofence beyond its box, inline: id, enabled and fold-options flags, and for a circle
     /// its center and radius. A circle is tested exactly without touching the geofence object (a
     /// cache miss each, which made a lookup in a large table slower than in a small one). 32 bytes.
     struct Entry: Sendable {
@@ -51,11 +51,14 @@ public struct SpatialGrid: Sendable {
         var radius: Double
         var slot: Int32
         var enabled: Bool
+        /// `Geofence.hasFoldOptions`: the fold reads the geofence object too (in the padding: still 32 bytes).
+        var hasFoldOptions: Bool
 
         init(slot: Int32, geofence: Geofence) {
             self.id = geofence.id
             self.slot = slot
             self.enabled = geofence.enabled
+            self.hasFoldOptions = geofence.hasFoldOptions
             if case let .circle(center, radius) = geofence.geometry.prepared {
                 self.center = center
                 self.radius = radius
@@ -264,14 +267,14 @@ public struct SpatialGrid: Sendable {
     }
 
     /// Calls `body` with every enabled geofence whose shape holds `point` (signed distance ≤ 0): its
-    /// id, slot, signed distance and characteristic radius. A circle is tested from its entry;
+    /// id, slot, signed distance, characteristic radius and `hasFoldOptions`. A circle is tested from its entry;
     /// another shape through `slots`, the table's geofences. Order: as `forEachCandidate`.
     /// - Complexity: one hash probe plus a box test per geofence of the (sub-)cell; a geofence object is
     ///   touched only for a polygon whose box holds the point.
     @inline(__always)
     func forEachContaining(
         _ point: Coordinate, slots: UnsafeBufferPointer<Geofence?>,
-        _ body: (GeofenceID, Int32, Double, Double) -> Void
+        _ body: (GeofenceID, Int32, Double, Double, Bool) -> Void
     ) {
         @inline(__always)
         func test(_ entry: Entry) {
@@ -279,10 +282,12 @@ public struct SpatialGrid: Sendable {
             if !entry.radius.isNaN {
                 // The same expression as `GeofenceGeometry.signedDistance`, so the same bits.
                 let distance = Geodesy.distance(entry.center, point) - entry.radius
-                if distance <= 0 { body(entry.id, entry.slot, distance, entry.radius) }
+                if distance <= 0 { body(entry.id, entry.slot, distance, entry.radius, entry.hasFoldOptions) }
             } else if let geofence = slots[Int(entry.slot)] {
                 let distance = geofence.geometry.signedDistance(to: point)
-                if distance <= 0 { body(entry.id, entry.slot, distance, geofence.geometry.characteristicRadius) }
+                if distance <= 0 {
+                    body(entry.id, entry.slot, distance, geofence.geometry.characteristicRadius, entry.hasFoldOptions)
+                }
             }
         }
         let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)

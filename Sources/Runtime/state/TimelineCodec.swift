@@ -3,11 +3,11 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// 6: presences' scheduled geofence end and the user's stop (stop detection); 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
-    static let version: UInt8 = 5
+    static let version: UInt8 = 6
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
-    static let segmentVersion: UInt8 = 4
+    static let segmentVersion: UInt8 = 5
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
@@ -219,7 +219,9 @@ public enum TimelineCodec {
             w.i64(p.enteredAt)
             w.u32(p.visitOrdinal)
             w.i64(p.dwellDue)
+            w.i64(p.endsAt)
         }
+        w.i64(s.stoppedSince)
         w.u32(s.visitCount)
         w.optional(s.trip) { w, t in write(t, &w) }
         w.u32(s.tripCount)
@@ -246,9 +248,12 @@ public enum TimelineCodec {
             let id = GeofenceID(rawValue: try r.u64())
             let enteredAt = try r.i64()
             let ordinal = try r.u32()
-            s.presences.append(Presence(geofenceID: id, enteredAt: enteredAt, dwellDue: try r.i64(),
-                                        visitOrdinal: ordinal))
+            let dwellDue = try r.i64()
+            let endsAt = r.layout >= 6 ? try r.i64() : .max
+            s.presences.append(Presence(geofenceID: id, enteredAt: enteredAt, dwellDue: dwellDue,
+                                        visitOrdinal: ordinal, endsAt: endsAt))
         }
+        if r.layout >= 6 { s.stoppedSince = try r.i64() }
         s.visitCount = try r.u32()
         s.trip = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readTrip(&r) }
         s.tripCount = try r.u32()

@@ -77,10 +77,17 @@ enum Fixtures {
         var noLocation = event(.startedTrip, 11, trip: TripSnapshot(plan: pointPlan, status: .started, startedAt: t0))
         noLocation.location = nil
         noLocation.locationAccuracy = .nan
+        var entered = event(.enteredGeofence, 1, geofence: shift)
+        entered.confidence = .medium
+        var exited = event(.exitedGeofence, 2, geofence: shift, duration: 6300)
+        exited.confidence = .high
+        var yardDeleted = event(.exitedGeofence, 3, geofence: yard, duration: 500, accuracy: 4.7)
+        yardDeleted.confidence = .high
+        yardDeleted.exitReason = .geofenceDeleted
         return [
-            event(.enteredGeofence, 1, geofence: shift),
-            event(.exitedGeofence, 2, geofence: shift, duration: 6300),
-            event(.exitedGeofence, 3, geofence: yard, duration: 500, accuracy: 4.7),
+            entered,
+            exited,
+            yardDeleted,
             event(.dwelledInGeofence, 4, geofence: shift),
             event(.startedTrip, 5, trip: started),
             event(.updatedTrip, 6, trip: updated),
