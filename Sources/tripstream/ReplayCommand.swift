@@ -7,20 +7,22 @@ import Runtime
 enum ReplayCommand {
     static let spec = CommandSpec(
         name: "replay",
-        abstract: "Fold NDJSON files (plain or .lz4) into events, ETA updates and dead letters.",
+        abstract: "Fold NDJSON files (plain or .lz4), or the topics' history, into events, ETA updates and dead letters.",
         discussion: """
             Reads the geofences first, then trip commands and fixes merged by event time (the fixes file's order \
             is its arrival order; each command goes before the first fix not older than it, whatever its place in \
             the commands file). Late fixes within the replay horizon are folded at their place. Writes DIR/events.ndjson, \
             DIR/eta.ndjson and DIR/dead-letters.ndjson. Processing time is the stream time, so two runs over the \
-            same inputs write byte-identical files, whatever --threads.
+            same inputs write byte-identical files, whatever --threads. \
+            With --brokers and --since instead of files, it folds the input topics' records whose Kafka timestamps \
+            are in [--since, --until) (until the end offsets at start without --until), one fold per Kafka \
+            partition, with the geofence table in force at each record's timestamp; it joins no consumer group, \
+            commits nothing and writes no topic.
             """,
         options: [
-            .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4).",
-                   required: true),
+            .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4)."),
             .value("commands", short: "c", valueName: "file", help: "Trip commands, one per line (plain or LZ4)."),
-            .value("fixes", short: "f", valueName: "file", help: "Location fixes, one per line (plain or LZ4).",
-                   required: true),
+            .value("fixes", short: "f", valueName: "file", help: "Location fixes, one per line (plain or LZ4)."),
             .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing).",
                    required: true),
             BoundedDurationOption.replayHorizon.spec(environment: nil),
@@ -28,16 +30,17 @@ enum ReplayCommand {
         ] + TripDefaultOptions.specs(environment: false) + [
             .value("threads", valueName: "count",
                    help: "Threads folding the partitions (the output is the same for any count). Default: the cores available."),
-            .value("partitions", valueName: "count",
-                   help: "Partitions the users are split over by Kafka's default partitioner (murmur2 of the userId), "
-                       + "each with its own stream time, as the service's topics split them.", default: "12"),
+            .value("partitions", valueName: "count|list",
+                   help: "Files: the count of partitions the users are split over by Kafka's default partitioner "
+                       + "(murmur2 of the userId), each with its own stream time, as the service's topics split them "
+                       + "(default 12). --brokers: the Kafka partitions folded, e.g. 0-5, 3 or 0,2,4-6 (default all)."),
             .value("state-dir", valueName: "dir",
                    help: "Where users' history is kept during the replay (removed at the end). Default: DIR/.history."),
             .repeatable("set", valueName: "name=value",
                         help: "What-if: override a fold setting (repeatable), e.g. --set hysteresis-minimum=25 "
                             + "--set trip-expiry=2h. Settings: \(FoldSettingOverrides.names)."),
             .flag("quiet", short: "q", help: "Print no summary."),
-        ])
+        ] + ReplayHistoryOptions.specs)
 
     static func run(_ parsed: ParsedArguments) throws {
         var settings = FoldSettings()
@@ -45,11 +48,15 @@ enum ReplayCommand {
         settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         try TripDefaultOptions.read(parsed, into: &settings)
         try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)  // what-if: last word
+        if ReplayHistoryOptions.isRequested(parsed) { return try ReplayHistoryOptions.run(parsed, settings: settings) }
+        for option in ["geofences", "fixes"] where !parsed.contains(option) {
+            throw CommandFailure("replay needs --\(option) FILE (or --brokers B --since T to replay the topics)")
+        }
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)
         options.stateDirectory = try parsed.optional("state-dir", parsed.string)
-        options.partitions = try parsed.int("partitions", in: 1...10_000)
+        if parsed.contains("partitions") { options.partitions = try parsed.int("partitions", in: 1...10_000) }
         if parsed.contains("threads") { options.threads = try parsed.int("threads", in: 1...1_024) }
         let summary: ReplaySummary
         do {

@@ -15,5 +15,8 @@ struct ReplayLine {
     var content: Content
     /// The line's bytes, pointing into the reader's buffer: valid until the next block is read.
     var bytes: UnsafeRawBufferPointer
+    /// The line number in a file; the Kafka offset of a record of a topic or an archive.
     var number: Int
+    /// The record's Kafka timestamp (ms), the moment of the geofence table it is folded with; unused for files.
+    var timestamp: Int64 = .min
 }

@@ -1,0 +1,89 @@
+import Codec
+import CommandLineKit
+import Domain
+import Runtime
+
+/// `tripstream replay --brokers B --since T1 [--until T2]`: the options and the run of a replay of the input
+/// topics' history.
+enum ReplayHistoryOptions {
+    /// The `--*-topic` options of the topics it reads.
+    private static let topicOptions: Set<String> = ["locations-topic", "commands-topic", "geofences-topic"]
+
+    static let specs: [OptionSpec] = KafkaSettings.options + [
+        .value("since", valueName: "time",
+               help: "--brokers: the first Kafka record timestamp replayed, RFC 3339 (2026-06-03T00:00:00Z) or a "
+                   + "duration before now (24h)."),
+        .value("until", valueName: "time",
+               help: "--brokers: replay records older than this (RFC 3339 or a duration before now). Default: up to "
+                   + "the end offsets at start."),
+    ] + TopicNames.options.filter { topicOptions.contains($0.longName) }
+
+    static func isRequested(_ parsed: ParsedArguments) -> Bool {
+        ["brokers", "kafka-config", "since", "until"].contains { parsed.contains($0) }
+    }
+
+    static func run(_ parsed: ParsedArguments, settings: FoldSettings) throws {
+        for option in ["geofences", "commands", "fixes", "threads"] where parsed.contains(option) {
+            throw CommandFailure("--\(option) is for a replay of files; a replay of the topics (--brokers) reads them")
+        }
+        guard parsed.contains("since") else { throw CommandFailure("a replay of the topics needs --since TIME") }
+        let now = WallClock.now()
+        var options = HistoryReplayOptions(
+            kafka: try KafkaSettings.configuration(parsed), since: try time(parsed, "since", now: now),
+            outputDirectory: try parsed.string("out"), settings: settings)
+        if parsed.contains("until") {
+            let until = try time(parsed, "until", now: now)
+            guard until > options.since else { throw CommandFailure("--until must be later than --since") }
+            options.until = until
+        }
+        for field in TopicNames.fields where topicOptions.contains(field.option) {
+            options.topics[keyPath: field.path] = try parsed.string(field.option)
+        }
+        if parsed.contains("partitions") {
+            do {
+                options.partitions = try PartitionSelection.parse(try parsed.string("partitions"))
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+        }
+        options.stateDirectory = try parsed.optional("state-dir", parsed.string)
+        let summary: HistoryReplaySummary
+        do {
+            summary = try HistoryReplayJob.run(options, log: { Terminal.error($0) }) { fraction in
+                Terminal.progress(fraction, label: "replaying")
+            }
+        } catch {
+            Terminal.endProgress()
+            throw CommandFailure("\(error)")
+        }
+        Terminal.endProgress()
+        report(summary.geofencesUnknownBefore, since: options.since)
+        guard !(try parsed.bool("quiet")) else { return }
+        Terminal.output("partitions      \(summary.partitions.map(String.init).joined(separator: ","))")
+        for line in summary.replay.lines { Terminal.output(line) }
+        Terminal.output("wrote           \(options.outputDirectory)/{events,eta,dead-letters,trip-summaries}.ndjson")
+    }
+
+    /// What compaction of the geofences topic lost, on stderr: the table before these records is unknown.
+    private static func report(_ unknown: [(key: String, since: Int64)], since: Int64) {
+        guard !unknown.isEmpty else { return }
+        Terminal.error("geofences: \(unknown.count) keys have no record older than --since \(RFC3339.string(since)) "
+            + "left in the compacted topic; before their earliest record their geofence is unknown and taken as "
+            + "absent:")
+        for entry in unknown.prefix(10) { Terminal.error("  \(entry.key) from \(RFC3339.string(entry.since))") }
+        if unknown.count > 10 { Terminal.error("  … and \(unknown.count - 10) more") }
+    }
+
+    /// An RFC 3339 time, or a duration before `now`.
+    private static func time(_ parsed: ParsedArguments, _ option: String, now: Int64) throws -> Int64 {
+        let text = try parsed.string(option)
+        if let ago = ValueSyntax.milliseconds(text) { return now - ago }
+        var copy = text
+        let parsedTime = copy.withUTF8 { RFC3339.parse(UnsafeRawBufferPointer($0)) }
+        guard case let .success(millis) = parsedTime else {
+            throw CommandFailure("--\(option) '\(text)' is neither an RFC 3339 time (2026-06-03T00:00:00Z) nor a "
+                + "duration (24h)")
+        }
+        return millis
+    }
+}
