@@ -10,8 +10,11 @@ import Domain
 /// apply in (partition, offset) order.
 ///
 /// The topic is compacted, so history is partial: a key's older values and a deleted key's whole life may be gone.
-/// ``unknownBefore`` lists the keys whose earliest surviving record is later than the replay's start: before
-/// that record the table held something for them that is lost (taken as absent).
+/// ``unknownBefore`` lists the keys whose earliest surviving record is later than the replay's start while
+/// offsets before it in its partition are missing (records compacted or expired away): what the table held for
+/// them before that record may be lost, and is taken as absent. A key whose partition lost nothing before its
+/// first record did not exist before it. Whole lives of deleted keys whose tombstones were compacted away leave no
+/// trace at all; nothing can list them.
 struct GeofenceTimeline {
     /// One geofence-topic record as read, with its Kafka coordinates.
     struct Record {
@@ -28,17 +31,26 @@ struct GeofenceTimeline {
     }
 
     private(set) var changes: [Change] = []
-    /// Keys (`tag/externalId`) whose earliest surviving record is later than the start, with that record's time.
+    /// Keys (`tag/externalId`) whose earliest surviving record is later than the start with offsets missing before
+    /// it, with that record's time.
     private(set) var unknownBefore: [(key: String, since: Int64)] = []
 
     /// Decodes `records` (bad ones become dead letters of `processor`, in timestamp order).
     init(records: [Record], start: Int64, topic: String, processor: inout InputProcessor, output: inout OutputBatch) {
         let ordered = records.sorted { ($0.timestamp, $0.partition, $0.offset) < ($1.timestamp, $1.partition, $1.offset) }
-        var earliest: [String: Int64] = [:]
+        // Per partition, how many offsets below each record are missing (offsets start at 0).
+        var missingBefore: [Int32: [Int64: Int64]] = [:]
+        for (partition, records) in Dictionary(grouping: records, by: \.partition) {
+            let offsets = records.map(\.offset).sorted()
+            missingBefore[partition] = Dictionary(uniqueKeysWithValues: offsets.enumerated().map { ($1, $1 - Int64($0)) })
+        }
+        var earliest: [String: (timestamp: Int64, missing: Int64)] = [:]
         for record in ordered {
             if let key = record.key {
                 let name = String(decoding: key, as: UTF8.self)
-                if earliest[name] == nil { earliest[name] = record.timestamp }
+                if earliest[name] == nil {
+                    earliest[name] = (record.timestamp, missingBefore[record.partition]?[record.offset] ?? 0)
+                }
             }
             let source = RecordSource(topic: topic, partition: record.partition, offset: record.offset)
             let change: GeofenceChange?
@@ -53,7 +65,8 @@ struct GeofenceTimeline {
             }
             if let change { changes.append(Change(timestamp: record.timestamp, change: change)) }
         }
-        unknownBefore = earliest.filter { $0.value > start }.map { (key: $0.key, since: $0.value) }
+        unknownBefore = earliest.filter { $0.value.timestamp > start && $0.value.missing > 0 }
+            .map { (key: $0.key, since: $0.value.timestamp) }
             .sorted { ($0.since, $0.key) < ($1.since, $1.key) }
     }
 

@@ -2,7 +2,7 @@ import Codec
 
 /// Gathers records of one partition into the blocks a file replay would fold: a plain file of their lines, read
 /// by `LineReader` in 1 MiB chunks, hands out each chunk's complete lines as a block, so a line belongs to the
-/// block of the chunk holding its newline. Folding records in the same blocks settles late inputs at the same
+/// block of the chunk holding its newline (the first block has two chunks: the reader's format sniff reads one). Folding records in the same blocks settles late inputs at the same
 /// points, which makes a replay of records byte-identical to a replay of a file holding them.
 final class LineBlockCutter {
     /// `LineReader`'s default chunk size.
@@ -27,7 +27,7 @@ final class LineBlockCutter {
 
     /// Whether a next line of `length` bytes falls in a later chunk than the lines gathered: fold those first.
     func endsBlock(before length: Int) -> Bool {
-        !entries.isEmpty && (position + length) / Self.chunkSize != block
+        !entries.isEmpty && Self.block(ofNewlineAt: position + length) != block
     }
 
     func append(_ value: UnsafeRawBufferPointer, offset: Int64, timestamp: Int64) {
@@ -40,9 +40,11 @@ final class LineBlockCutter {
         if let base = value.baseAddress { (buffer + used).copyMemory(from: base, byteCount: value.count) }
         entries.append((used, value.count, offset, timestamp))
         used += value.count
-        block = (position + value.count) / Self.chunkSize
+        block = Self.block(ofNewlineAt: position + value.count)
         position += value.count + 1
     }
+
+    private static func block(ofNewlineAt position: Int) -> Int { max(position / chunkSize, 1) }
 
     /// The block's lines, decoded; their bytes stay valid until ``removeAll()``.
     func lines() -> [ReplayLine] {

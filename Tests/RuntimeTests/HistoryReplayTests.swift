@@ -1,0 +1,195 @@
+import Codec
+import Domain
+import Foundation
+import KafkaIO
+import LZ4IO
+@testable import Runtime
+import Testing
+
+@Suite("Replay of the topics", .serialized, .timeLimit(.minutes(5)))
+struct HistoryReplayTests {
+    private static func options(_ cluster: MockCluster, since: Int64 = 0, out: String) -> HistoryReplayOptions {
+        HistoryReplayOptions(kafka: cluster.clientConfiguration, since: since, outputDirectory: out,
+                             settings: FoldSettings())
+    }
+
+    private static func contents(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    /// Each partition is folded as `replay --partitions 1` folds a file of its records: the outputs are those
+    /// files' outputs, partition after partition, byte for byte. A selection folds only its partitions.
+    @Test func theOutputsAreAFileReplayOfEachPartitionInTurn() throws {
+        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 4)
+        try harness.publish()
+        _ = try harness.replayedEvents()  // writes <stateRoot>/replay/out-P, each partition's file replay
+        let outputs = ["events", "eta", "dead-letters", "trip-summaries"]
+        func filesReplay(_ partitions: [Int32]) throws -> [Data] {
+            try outputs.map { name in
+                try partitions.reduce(into: Data()) {
+                    $0 += try Self.contents(harness.stateRoot + "/replay/out-\($1)/\(name).ndjson")
+                }
+            }
+        }
+        let out = harness.stateRoot + "/history"
+        let summary = try HistoryReplayJob.run(Self.options(harness.cluster, out: out))
+        #expect(summary.partitions == [0, 1, 2, 3])
+        #expect(summary.replay.fold.fixes + summary.replay.fold.commands == harness.inputCount)
+        let all = try outputs.map { try Self.contents(out + "/\($0).ndjson") }
+        #expect(!all[0].isEmpty)
+        #expect(all == (try filesReplay([0, 1, 2, 3])))
+
+        var selected = Self.options(harness.cluster, out: harness.stateRoot + "/selected")
+        selected.partitions = [1, 3]
+        #expect(try HistoryReplayJob.run(selected).partitions == [1, 3])
+        let some = try outputs.map { try Self.contents(selected.outputDirectory + "/\($0).ndjson") }
+        #expect(some == (try filesReplay([1, 3])))
+    }
+
+    /// A replay of history reads with an assign-based reader: the service's committed offsets, its changelog
+    /// and its output topics are exactly as they were.
+    @Test func theServicesOffsetsChangelogAndOutputsAreUntouched() throws {
+        let harness = try KafkaRuntimeHarness(users: 8, geofences: 10, minutes: 3)
+        try harness.publish()
+        let service = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([service], atLeast: harness.inputCount))
+        #expect(service.halt())
+        let topics = harness.topics
+        let inputs = topics.inputs.flatMap { topic in
+            (0..<KafkaRuntimeHarness.partitions).map { TopicPartition(topic: topic, partition: $0) }
+        }
+        let written = ([topics.stateChangelog] + topics.outputs).flatMap { topic in
+            (0..<KafkaRuntimeHarness.partitions).map { TopicPartition(topic: topic, partition: $0) }
+        }
+        // The mock keeps no offsets committed in a transaction (TxnOffsetCommit), and refuses plain commits to the
+        // group of a live static member: the service's group here is "tripstream", the default, with offsets
+        // committed the plain way.
+        func consumer(group: String) throws -> KafkaConsumer {
+            var configuration = harness.cluster.clientConfiguration
+            configuration["group.id"] = group
+            return try KafkaConsumer(configuration: configuration)
+        }
+        let committer = try consumer(group: "tripstream")
+        try committer.commit(inputs.enumerated().map { TopicPartitionOffset($0.element, offset: Int64($0.offset + 1)) })
+        try committer.close()
+        func snapshot() throws -> (committed: [TopicPartition: Int64], own: [TopicPartition: Int64],
+                                   ends: [TopicPartition: Int64])
+        {
+            let service = try consumer(group: "tripstream"), replay = try consumer(group: "tripstream-replay")
+            let probe = try KafkaReader(configuration: harness.cluster.clientConfiguration)
+            defer {
+                try? service.close()
+                try? replay.close()
+                try? probe.close()
+            }
+            return (try service.committed(inputs, timeout: .seconds(10)), try replay.committed(inputs, timeout: .seconds(10)),
+                    try probe.endOffsets(written, timeout: .seconds(10)))
+        }
+        let before = try snapshot()
+        #expect(before.committed.count == inputs.count)
+        #expect(before.ends.values.reduce(0, +) > 0)
+
+        let summary = try HistoryReplayJob.run(Self.options(harness.cluster, out: harness.stateRoot + "/history"))
+        #expect(summary.replay.fold.events > 0)
+        let after = try snapshot()
+        #expect(after.committed == before.committed)
+        #expect(after.own.isEmpty, "the replay's own group id commits nothing either")
+        #expect(after.ends == before.ends)
+    }
+
+    /// --since and --until select records by Kafka timestamp, and the geofence table is the one in force at each
+    /// record's timestamp: a geofence published at 5.5 s is entered by the first fix stamped after it.
+    @Test func sinceUntilAndTheGeofenceTableFollowRecordTimestamps() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        let topics = Topics()
+        for topic in [topics.locations, topics.tripCommands, topics.geofences] { try cluster.createTopic(topic, partitions: 1) }
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        let geofence = #"{"tag":"store","externalId":"s1","description":"S1","type":"circle","coordinates":[-8.61,41.15],"radius":100,"enabled":true}"#
+        try producer.produce(topic: topics.geofences, key: Array("store/s1".utf8), value: Array(geofence.utf8),
+                             timestamp: 5_500)
+        for second in 1...10 {
+            let fix = #"{"userId":"u1","createdAt":"2026-01-05T08:00:0\#(second - 1).000Z","latitude":41.15,"longitude":-8.61,"accuracy":10,"deviceId":"d1"}"#
+            try producer.produce(topic: topics.locations, key: Array("u1".utf8), value: Array(fix.utf8),
+                                 timestamp: Int64(second) * 1_000)
+        }
+        #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
+        let root = NSTemporaryDirectory() + "tripstream-history-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+
+        func entered(since: Int64, until: Int64? = nil) throws -> (fixes: Int, entries: [String]) {
+            var options = Self.options(cluster, since: since, out: root + "/\(since)")
+            options.until = until
+            let summary = try HistoryReplayJob.run(options)
+            let text = try String(contentsOfFile: options.outputDirectory + "/events.ndjson", encoding: .utf8)
+            let entries = try text.split(separator: "\n").map { try EventDecoder.decode(Array($0.utf8)).event }
+                .filter { $0.type == .enteredGeofence }.map { RFC3339.string($0.createdAt) }
+            return (summary.replay.fold.fixes, entries)
+        }
+        // Fix n (n = 1…10) is stamped n s and created at 08:00:0(n-1).
+        #expect(try entered(since: 0) == (10, ["2026-01-05T08:00:05.000Z"]))
+        #expect(try entered(since: 3_000, until: 8_000) == (5, ["2026-01-05T08:00:05.000Z"]))
+        #expect(try entered(since: 3_001, until: 8_001) == (5, ["2026-01-05T08:00:05.000Z"]))
+        #expect(try entered(since: 7_000) == (4, ["2026-01-05T08:00:06.000Z"]))
+        #expect(try entered(since: 11_000) == (0, []))
+    }
+
+    /// Keys whose earliest surviving record is later than the start, with offsets missing before it in their
+    /// partition, are reported: what the table held for them before is lost. A partition that lost nothing
+    /// before a key's first record says the key did not exist.
+    @Test func compactionLossesAreTheKeysFirstSeenAfterMissingOffsets() {
+        let value = Array(#"{"tag":"a","externalId":"1","type":"circle","coordinates":[0,0],"radius":10}"#.utf8)
+        func record(_ partition: Int32, _ offset: Int64, _ timestamp: Int64, _ key: String) -> GeofenceTimeline.Record {
+            GeofenceTimeline.Record(timestamp: timestamp, partition: partition, offset: offset,
+                                    key: Array(key.utf8), value: key == "a/1" ? value : nil)
+        }
+        var processor = InputProcessor(settings: FoldSettings())
+        var output = OutputBatch(newlineSeparated: true)
+        let timeline = GeofenceTimeline(
+            records: [record(0, 0, 50, "b/early"), record(0, 1, 200, "b/new"), record(1, 3, 300, "a/1"),
+                      record(1, 4, 400, "b/late")],
+            start: 100, topic: "geofences", processor: &processor, output: &output)
+        #expect(timeline.unknownBefore.map(\.key) == ["a/1", "b/late"])
+        #expect(timeline.changes.map(\.timestamp) == [50, 200, 300, 400])
+        var cursor = GeofenceTimeline.Cursor(timeline)
+        var table = GeofenceTable()
+        cursor.advance(to: 299, table: &table)
+        #expect(table.count == 0)
+        cursor.advance(to: 300, table: &table)
+        #expect(table.count == 1)
+    }
+
+    /// Records are cut into the blocks `LineReader` hands out for a plain file of their lines.
+    @Test func blocksAreTheLineReadersBatchesOfTheSameLines() throws {
+        var generator = SystemRandomNumberGenerator()
+        let lines = (0..<20_000).map { index in
+            Array(String(repeating: "x", count: Int.random(in: 1...400, using: &generator)).utf8) + Array("\(index)".utf8)
+        }
+        let path = NSTemporaryDirectory() + "tripstream-blocks-\(UUID().uuidString).ndjson"
+        defer { unlink(path) }
+        _ = try NDJSONFile.write(lines, to: path)
+        var expected: [Int] = []
+        let reader = try LineReader(path: path)
+        var batch = LineBatch()
+        while try reader.nextBatch(into: &batch) { expected.append(batch.count) }
+        #expect(expected.count > 1)
+
+        let cutter = LineBlockCutter()
+        var blocks: [Int] = []
+        for (index, line) in lines.enumerated() {
+            if cutter.endsBlock(before: line.count) {
+                blocks.append(cutter.lines().count)
+                cutter.removeAll()
+            }
+            line.withUnsafeBytes { cutter.append($0, offset: Int64(index), timestamp: 0) }
+        }
+        blocks.append(cutter.lines().count)
+        #expect(blocks == expected)
+    }
+
+    @Test func partitionSelectionsAreListsAndRanges() throws {
+        #expect(try PartitionSelection.parse("0-5") == [0, 1, 2, 3, 4, 5])
+        #expect(try PartitionSelection.parse("3") == [3])
+        #expect(try PartitionSelection.parse("4-6,0,2,5") == [0, 2, 4, 5, 6])
+        for bad in ["", "a", "3-1", "-2", "1,,2", "1-2-3"] {
+            #expect(throws: ReplayError.self) { try PartitionSelection.parse(bad) }
+        }
+    }
+}
