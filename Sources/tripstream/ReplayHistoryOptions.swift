@@ -3,33 +3,40 @@ import CommandLineKit
 import Domain
 import Runtime
 
-/// `tripstream replay --brokers B --since T1 [--until T2]`: the options and the run of a replay of the input
-/// topics' history.
+/// `tripstream replay --brokers B | --archive DIR --since T1 [--until T2]`: the options and the run of a replay
+/// of the input topics' history, or of an archive of them.
 enum ReplayHistoryOptions {
     /// The `--*-topic` options of the topics it reads.
     private static let topicOptions: Set<String> = ["locations-topic", "commands-topic", "geofences-topic"]
 
     static let specs: [OptionSpec] = KafkaSettings.options + [
+        .value("archive", valueName: "dir",
+               help: "Replay an archive written by `tripstream archive` (with --since) instead of files or topics."),
         .value("since", valueName: "time",
-               help: "--brokers: the first Kafka record timestamp replayed, RFC 3339 (2026-06-03T00:00:00Z) or a "
+               help: "--brokers/--archive: the first Kafka record timestamp replayed, RFC 3339 (2026-06-03T00:00:00Z) or a "
                    + "duration before now (24h)."),
         .value("until", valueName: "time",
-               help: "--brokers: replay records older than this (RFC 3339 or a duration before now). Default: up to "
+               help: "--brokers/--archive: replay records older than this (RFC 3339 or a duration before now). Default: up to "
                    + "the end offsets at start."),
     ] + TopicNames.options.filter { topicOptions.contains($0.longName) }
 
     static func isRequested(_ parsed: ParsedArguments) -> Bool {
-        ["brokers", "kafka-config", "since", "until"].contains { parsed.contains($0) }
+        ["brokers", "kafka-config", "archive", "since", "until"].contains { parsed.contains($0) }
     }
 
     static func run(_ parsed: ParsedArguments, settings: FoldSettings) throws {
         for option in ["geofences", "commands", "fixes", "threads"] where parsed.contains(option) {
             throw CommandFailure("--\(option) is for a replay of files; a replay of the topics (--brokers) reads them")
         }
-        guard parsed.contains("since") else { throw CommandFailure("a replay of the topics needs --since TIME") }
+        guard parsed.contains("since") else { throw CommandFailure("a replay of the topics or an archive needs --since TIME") }
+        if parsed.contains("archive"), parsed.contains("brokers") {
+            throw CommandFailure("give --brokers (the topics) or --archive (an archive of them), not both")
+        }
         let now = WallClock.now()
         var options = HistoryReplayOptions(
-            kafka: try KafkaSettings.configuration(parsed), since: try time(parsed, "since", now: now),
+            source: parsed.contains("archive")
+                ? .archive(try parsed.string("archive")) : .brokers(try KafkaSettings.configuration(parsed)),
+            since: try time(parsed, "since", now: now),
             outputDirectory: try parsed.string("out"), settings: settings)
         if parsed.contains("until") {
             let until = try time(parsed, "until", now: now)

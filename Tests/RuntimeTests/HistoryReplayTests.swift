@@ -9,7 +9,7 @@ import Testing
 @Suite("Replay of the topics", .serialized, .timeLimit(.minutes(5)))
 struct HistoryReplayTests {
     private static func options(_ cluster: MockCluster, since: Int64 = 0, out: String) -> HistoryReplayOptions {
-        HistoryReplayOptions(kafka: cluster.clientConfiguration, since: since, outputDirectory: out,
+        HistoryReplayOptions(source: .brokers(cluster.clientConfiguration), since: since, outputDirectory: out,
                              settings: FoldSettings())
     }
 
@@ -42,6 +42,41 @@ struct HistoryReplayTests {
         #expect(try HistoryReplayJob.run(selected).partitions == [1, 3])
         let some = try outputs.map { try Self.contents(selected.outputDirectory + "/\($0).ndjson") }
         #expect(some == (try filesReplay([1, 3])))
+    }
+
+    /// `replay --archive` over what `tripstream archive` copied writes the files `replay --brokers` writes, for all
+    /// partitions, for a selection, and from a --since in the middle (the mock's timestamp search on one side, the
+    /// archive's timestamps on the other).
+    @Test func anArchiveReplaysAsTheTopicsDo() throws {
+        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 6)
+        try harness.publish(fraction: 0...0.5)
+        Thread.sleep(forTimeInterval: 0.05)
+        let middle = WallClock.now()
+        Thread.sleep(forTimeInterval: 0.05)
+        try harness.publish(fraction: 0.5...1)
+        let directory = harness.stateRoot + "/archive"
+        var archive = ArchiveOptions(kafka: harness.cluster.clientConfiguration, directory: directory)
+        archive.untilEnd = true
+        archive.maxRecordsPerFile = 300  // several files per partition
+        _ = try Archiver(options: archive, reader: try Archiver.makeReader(archive), log: { _ in }).run(shouldStop: { false })
+
+        for (since, partitions) in [(Int64(0), nil), (0, [0, 2] as [Int32]?), (middle, nil)] {
+            var outputs: [[Data]] = []
+            for source in [HistoryReplayOptions.Source.brokers(harness.cluster.clientConfiguration), .archive(directory)] {
+                var options = HistoryReplayOptions(source: source, since: since,
+                                                   outputDirectory: harness.stateRoot + "/out-\(outputs.count)",
+                                                   settings: FoldSettings())
+                options.partitions = partitions
+                let summary = try HistoryReplayJob.run(options)
+                #expect(summary.partitions == partitions ?? [0, 1, 2, 3])
+                #expect(summary.replay.fold.fixes > 0)
+                outputs.append(try ["events", "eta", "dead-letters", "trip-summaries"].map {
+                    try Self.contents(options.outputDirectory + "/\($0).ndjson")
+                })
+            }
+            #expect(!outputs[0][0].isEmpty)
+            #expect(outputs[0] == outputs[1], "since \(since), partitions \(partitions ?? [])")
+        }
     }
 
     /// A replay of history reads with an assign-based reader: the service's committed offsets, its changelog

@@ -8,7 +8,8 @@ import RocksDBIO
 import Glibc
 #endif
 
-/// The fold over history read from the topics (`tripstream replay --brokers`): one fold per Kafka partition, as
+/// The fold over history read from the topics or an archive of them (`tripstream replay --brokers` or
+/// `--archive`): one fold per Kafka partition, as
 /// `tripstream run` has, with the geofence table in force at each moment (``GeofenceTimeline``).
 ///
 /// Each partition is folded exactly as `tripstream replay --partitions 1` folds a file holding that partition's
@@ -17,13 +18,19 @@ import Glibc
 /// lines would be cut by its reader (``LineBlockCutter``). The partitions are folded one after the other, in
 /// ascending order, so the outputs are each partition's in turn, whatever the fetch timing.
 public enum HistoryReplayJob {
-    public static func run(_ options: HistoryReplayOptions, log: (String) -> Void = { _ in },
+    public static func run(_ options: HistoryReplayOptions, log: @escaping (String) -> Void = { _ in },
                            progress: (Double) -> Void = { _ in }) throws -> HistoryReplaySummary
     {
-        let source = try KafkaReplaySource(configuration: options.kafka, topics: options.topics, since: options.since,
+        let source: any ReplayRecordSource
+        switch options.source {
+        case let .brokers(configuration):
+            source = try KafkaReplaySource(configuration: configuration, topics: options.topics, since: options.since,
                                            until: options.until, partitions: options.partitions)
-        let partitions = options.partitions ?? (0..<Int32(source.partitionCount)).map { $0 }
-        return try run(options, source: source, partitions: partitions, log: log, progress: progress)
+        case let .archive(directory):
+            source = try ArchiveReplaySource(directory: directory, since: options.since, until: options.until, log: log)
+        }
+        return try run(options, source: source, partitions: options.partitions ?? source.partitions, log: log,
+                       progress: progress)
     }
 
     static func run(_ options: HistoryReplayOptions, source: any ReplayRecordSource, partitions: [Int32],

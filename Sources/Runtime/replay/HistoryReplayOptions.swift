@@ -1,10 +1,18 @@
 import Domain
 import KafkaIO
 
-/// What `tripstream replay --brokers` folds and where it writes.
+/// What `tripstream replay --brokers` or `--archive` folds and where it writes.
 public struct HistoryReplayOptions: Sendable {
-    /// Client properties; `bootstrap.servers` at least. The reader is assign-based and read_committed.
-    public var kafka: KafkaConfiguration
+    public enum Source: Sendable {
+        /// The topics, with these client properties (`bootstrap.servers` at least); the reader is assign-based and
+        /// read_committed.
+        case brokers(KafkaConfiguration)
+        /// An archive directory written by `tripstream archive`.
+        case archive(String)
+    }
+
+    public var source: Source
+    /// The topics read (with `.brokers`), and named in dead letters.
     public var topics = Topics()
     /// The range, by Kafka record timestamp (ms): from the first record at or after `since` to the last before
     /// `until` (nil: the end offsets at start).
@@ -18,8 +26,8 @@ public struct HistoryReplayOptions: Sendable {
     /// Where the users' history goes while the replay runs (removed at the end); nil: `<outputDirectory>/.history`.
     public var stateDirectory: String?
 
-    public init(kafka: KafkaConfiguration, since: Int64, outputDirectory: String, settings: FoldSettings) {
-        self.kafka = kafka
+    public init(source: Source, since: Int64, outputDirectory: String, settings: FoldSettings) {
+        self.source = source
         self.since = since
         self.outputDirectory = outputDirectory
         self.settings = settings

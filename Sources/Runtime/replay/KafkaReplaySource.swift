@@ -6,7 +6,7 @@ import KafkaIO
 final class KafkaReplaySource: ReplayRecordSource {
     private let reader: KafkaReader
     private let topics: Topics
-    let partitionCount: Int
+    let partitions: [Int32]
     /// Per partition of locations and of trip commands: [first, end).
     private var ranges: [TopicPartition: Range<Int64>] = [:]
     /// How long a partition may give nothing before its end is reached, before the replay gives up.
@@ -23,7 +23,7 @@ final class KafkaReplaySource: ReplayRecordSource {
         if let commands, commands != fixes {
             throw ReplayError("\(topics.locations) has \(fixes) partitions but \(topics.tripCommands) has \(commands)")
         }
-        partitionCount = fixes
+        self.partitions = (0..<Int32(fixes)).map { $0 }
         let selected = partitions ?? (0..<Int32(fixes)).map { $0 }
         if let outside = selected.first(where: { $0 >= Int32(fixes) }) {
             throw ReplayError("partition \(outside) selected, but \(topics.locations) has \(fixes) partitions (0-\(fixes - 1))")

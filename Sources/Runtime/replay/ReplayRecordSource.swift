@@ -2,8 +2,8 @@
 /// per Kafka partition of the inputs, the records of the replay's time range in offset order, with their Kafka
 /// timestamps.
 protocol ReplayRecordSource {
-    /// The input partitions (locations and trip commands are co-partitioned).
-    var partitionCount: Int { get }
+    /// The input partitions there are (locations and trip commands are co-partitioned), ascending.
+    var partitions: [Int32] { get }
 
     /// Every surviving record of the geofences topic.
     func geofenceRecords() throws -> [GeofenceTimeline.Record]
