@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `tripstream replay` from its three sources gives the same files, across processes:
+#   - `tripstream dev-broker` in its own process, a small simulated fleet published to it,
+#   - `replay --brokers` (the topics), `archive` then `replay --archive` (the archive),
+#   - and `replay --partitions 1` over each Kafka partition's records as files (dumped with kcat),
+#     concatenated in partition order: the three must be byte-identical (cmp) and `diff` finds nothing,
+#   - `--partitions 1,2` from the topics equals the files of partitions 1 and 2,
+# Usage: .ci/replay-sources-check.sh [path/to/tripstream]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tripstream=${1:-.build/debug/tripstream}
+[ -x "$tripstream" ] || swift build --product tripstream
+work=$(mktemp -d)
+broker=
+cleanup() {
+    [ -n "$broker" ] && kill "$broker" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+partitions=3
+
+"$tripstream" dev-broker --partitions "$partitions" --bootstrap-file "$work/bootstrap" >"$work/broker.log" 2>&1 &
+broker=$!
+for _ in $(seq 100); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
+brokers=$(cat "$work/bootstrap")
+
+"$tripstream" simulate --users 60 --geofences 80 --duration 20m --seed 4 --brokers "$brokers" >&2
+"$tripstream" replay --quiet --brokers "$brokers" --since 1h --out "$work/topics"
+"$tripstream" archive --quiet --brokers "$brokers" --out "$work/archive" --until-end
+"$tripstream" replay --quiet --archive "$work/archive" --since 1h --out "$work/archive-out"
+"$tripstream" replay --quiet --brokers "$brokers" --since 1h --partitions 1,2 --out "$work/selected"
+
+kcat -C -b "$brokers" -t tripstream.geofences -e -o beginning -q -f '%s\n' >"$work/geofences.ndjson"
+for p in $(seq 0 $((partitions - 1))); do
+    kcat -C -b "$brokers" -t tripstream.locations -p "$p" -e -o beginning -q -f '%s\n' >"$work/fixes-$p.ndjson"
+    kcat -C -b "$brokers" -t tripstream.trip-commands -p "$p" -e -o beginning -q -f '%s\n' >"$work/commands-$p.ndjson"
+    "$tripstream" replay --quiet --partitions 1 -g "$work/geofences.ndjson" -c "$work/commands-$p.ndjson" \
+        -f "$work/fixes-$p.ndjson" --out "$work/files-$p"
+done
+# Dead letters name their source: the topics' partition and offset, a file's line. The fleet has none.
+for file in events eta trip-summaries dead-letters; do
+    cat "$work"/files-*/"$file.ndjson" | cmp - "$work/topics/$file.ndjson"
+    cmp "$work/topics/$file.ndjson" "$work/archive-out/$file.ndjson"
+    cat "$work/files-1/$file.ndjson" "$work/files-2/$file.ndjson" | cmp - "$work/selected/$file.ndjson"
+done
+test -s "$work/topics/events.ndjson"
+"$tripstream" diff "$work/topics" "$work/archive-out" --show 0 >/dev/null
+echo "replay from the topics, from the archive and from files: identical ($(wc -l <"$work/topics/events.ndjson") events)" >&2
