@@ -23,8 +23,7 @@ enum ReplayCommand {
             .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4)."),
             .value("commands", short: "c", valueName: "file", help: "Trip commands, one per line (plain or LZ4)."),
             .value("fixes", short: "f", valueName: "file", help: "Location fixes, one per line (plain or LZ4)."),
-            .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing).",
-                   required: true),
+            .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing)."),
             BoundedDurationOption.replayHorizon.spec(environment: nil),
             BoundedDurationOption.maxClockSkew.spec(environment: nil),
         ] + TripDefaultOptions.specs(environment: false) + [
@@ -49,8 +48,11 @@ enum ReplayCommand {
         try TripDefaultOptions.read(parsed, into: &settings)
         try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)  // what-if: last word
         if ReplayHistoryOptions.isRequested(parsed) { return try ReplayHistoryOptions.run(parsed, settings: settings) }
-        for option in ["geofences", "fixes"] where !parsed.contains(option) {
-            throw CommandFailure("replay needs --\(option) FILE (or --brokers B --since T to replay the topics)")
+        for option in ["geofences", "fixes", "out"] where !parsed.contains(option) {
+            throw CommandFailure("replay needs --\(option) (or --brokers B / --archive DIR with --since T to replay history)")
+        }
+        for option in ["compress", "to-topic-prefix"] where parsed.contains(option) {
+            throw CommandFailure("--\(option) is for a replay of history (--brokers or --archive)")
         }
         var options = ReplayOptions(
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),

@@ -18,6 +18,11 @@ enum ReplayHistoryOptions {
         .value("until", valueName: "time",
                help: "--brokers/--archive: replay records older than this (RFC 3339 or a duration before now). Default: up to "
                    + "the end offsets at start."),
+        .flag("compress", help: "--brokers/--archive: write the output files LZ4-compressed (.ndjson.lz4)."),
+        .value("to-topic-prefix", valueName: "prefix",
+               help: "--brokers/--archive: produce the outputs to topics named PREFIX + each output topic "
+                   + "(sandbox. → sandbox.tripstream.events, …; created if missing) on --brokers, instead of --out "
+                   + "files. A prefix naming a production topic (an empty one) is refused."),
     ] + TopicNames.options.filter { topicOptions.contains($0.longName) }
 
     static func isRequested(_ parsed: ParsedArguments) -> Bool {
@@ -29,15 +34,23 @@ enum ReplayHistoryOptions {
             throw CommandFailure("--\(option) is for a replay of files; a replay of the topics (--brokers) reads them")
         }
         guard parsed.contains("since") else { throw CommandFailure("a replay of the topics or an archive needs --since TIME") }
-        if parsed.contains("archive"), parsed.contains("brokers") {
-            throw CommandFailure("give --brokers (the topics) or --archive (an archive of them), not both")
+        let toTopics = parsed.contains("to-topic-prefix")
+        if parsed.contains("archive"), parsed.contains("brokers"), !toTopics {
+            throw CommandFailure("give --brokers (the topics) or --archive (an archive of them), not both, unless "
+                + "--to-topic-prefix writes to the --brokers")
         }
+        guard toTopics != parsed.contains("out") else {
+            throw CommandFailure("give --out DIR (files) or --to-topic-prefix PREFIX (topics), one of them")
+        }
+        if toTopics, parsed.contains("compress") { throw CommandFailure("--compress is for --out files") }
+        let destination: HistoryReplayOptions.Destination = toTopics
+            ? .topics(prefix: try parsed.string("to-topic-prefix"), kafka: try KafkaSettings.configuration(parsed))
+            : .files(directory: try parsed.string("out"), compressed: try parsed.bool("compress"))
         let now = WallClock.now()
         var options = HistoryReplayOptions(
             source: parsed.contains("archive")
                 ? .archive(try parsed.string("archive")) : .brokers(try KafkaSettings.configuration(parsed)),
-            since: try time(parsed, "since", now: now),
-            outputDirectory: try parsed.string("out"), settings: settings)
+            since: try time(parsed, "since", now: now), destination: destination, settings: settings)
         if parsed.contains("until") {
             let until = try time(parsed, "until", now: now)
             guard until > options.since else { throw CommandFailure("--until must be later than --since") }
@@ -68,7 +81,15 @@ enum ReplayHistoryOptions {
         guard !(try parsed.bool("quiet")) else { return }
         Terminal.output("partitions      \(summary.partitions.map(String.init).joined(separator: ","))")
         for line in summary.replay.lines { Terminal.output(line) }
-        Terminal.output("wrote           \(options.outputDirectory)/{events,eta,dead-letters,trip-summaries}.ndjson")
+        switch destination {
+        case let .files(directory, compressed):
+            Terminal.output("wrote           \(directory)/{events,eta,dead-letters,trip-summaries}.ndjson"
+                + (compressed ? ".lz4" : ""))
+        case let .topics(prefix, _):
+            let topics = options.topics
+            Terminal.output("produced to     " + [topics.events, topics.eta, topics.deadLetters, topics.tripSummaries]
+                .map { prefix + $0 }.joined(separator: ", "))
+        }
     }
 
     /// What compaction of the geofences topic lost, on stderr: the table before these records is unknown.

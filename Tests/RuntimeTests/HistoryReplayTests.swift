@@ -9,8 +9,8 @@ import Testing
 @Suite("Replay of the topics", .serialized, .timeLimit(.minutes(5)))
 struct HistoryReplayTests {
     private static func options(_ cluster: MockCluster, since: Int64 = 0, out: String) -> HistoryReplayOptions {
-        HistoryReplayOptions(source: .brokers(cluster.clientConfiguration), since: since, outputDirectory: out,
-                             settings: FoldSettings())
+        HistoryReplayOptions(source: .brokers(cluster.clientConfiguration), since: since,
+                             destination: .files(directory: out, compressed: false), settings: FoldSettings())
     }
 
     private static func contents(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
@@ -37,10 +37,19 @@ struct HistoryReplayTests {
         #expect(!all[0].isEmpty)
         #expect(all == (try filesReplay([0, 1, 2, 3])))
 
+        var compressed = Self.options(harness.cluster, out: harness.stateRoot + "/compressed")
+        compressed.destination = .files(directory: harness.stateRoot + "/compressed", compressed: true)
+        _ = try HistoryReplayJob.run(compressed)
+        var decompressed = Data()
+        try LineReader(path: harness.stateRoot + "/compressed/events.ndjson.lz4").forEachLine(onLineTooLong: { _ in }) {
+            decompressed += Data($0.bytes) + Data([0x0A])
+        }
+        #expect(decompressed == all[0])
+
         var selected = Self.options(harness.cluster, out: harness.stateRoot + "/selected")
         selected.partitions = [1, 3]
         #expect(try HistoryReplayJob.run(selected).partitions == [1, 3])
-        let some = try outputs.map { try Self.contents(selected.outputDirectory + "/\($0).ndjson") }
+        let some = try outputs.map { try Self.contents(harness.stateRoot + "/selected/\($0).ndjson") }
         #expect(some == (try filesReplay([1, 3])))
     }
 
@@ -63,15 +72,16 @@ struct HistoryReplayTests {
         for (since, partitions) in [(Int64(0), nil), (0, [0, 2] as [Int32]?), (middle, nil)] {
             var outputs: [[Data]] = []
             for source in [HistoryReplayOptions.Source.brokers(harness.cluster.clientConfiguration), .archive(directory)] {
+                let out = harness.stateRoot + "/out-\(outputs.count)"
                 var options = HistoryReplayOptions(source: source, since: since,
-                                                   outputDirectory: harness.stateRoot + "/out-\(outputs.count)",
+                                                   destination: .files(directory: out, compressed: false),
                                                    settings: FoldSettings())
                 options.partitions = partitions
                 let summary = try HistoryReplayJob.run(options)
                 #expect(summary.partitions == partitions ?? [0, 1, 2, 3])
                 #expect(summary.replay.fold.fixes > 0)
                 outputs.append(try ["events", "eta", "dead-letters", "trip-summaries"].map {
-                    try Self.contents(options.outputDirectory + "/\($0).ndjson")
+                    try Self.contents(out + "/\($0).ndjson")
                 })
             }
             #expect(!outputs[0][0].isEmpty)
@@ -124,10 +134,26 @@ struct HistoryReplayTests {
 
         let summary = try HistoryReplayJob.run(Self.options(harness.cluster, out: harness.stateRoot + "/history"))
         #expect(summary.replay.fold.events > 0)
+        // To topics under a prefix: created, filled with the same events; an empty prefix is refused.
+        var sandbox = Self.options(harness.cluster, out: "")
+        sandbox.destination = .topics(prefix: "sandbox.", kafka: harness.cluster.clientConfiguration)
+        sandbox.stateDirectory = harness.stateRoot + "/sandbox-history"
+        _ = try HistoryReplayJob.run(sandbox)
+        sandbox.destination = .topics(prefix: "", kafka: harness.cluster.clientConfiguration)
+        #expect(throws: ReplayError.self) { try HistoryReplayJob.run(sandbox) }
         let after = try snapshot()
         #expect(after.committed == before.committed)
         #expect(after.own.isEmpty, "the replay's own group id commits nothing either")
         #expect(after.ends == before.ends)
+
+        let probe = try KafkaReader(configuration: harness.cluster.clientConfiguration)
+        defer { try? probe.close() }
+        let sandboxEvents = try probe.endOffsets(
+            (0..<KafkaRuntimeHarness.partitions).map { TopicPartition(topic: "sandbox." + topics.events, partition: $0) },
+            timeout: .seconds(10))
+        let lines = try String(contentsOfFile: harness.stateRoot + "/history/events.ndjson", encoding: .utf8)
+            .split(separator: "\n").count
+        #expect(sandboxEvents.values.reduce(0, +) == Int64(lines))
     }
 
     /// --since and --until select records by Kafka timestamp, and the geofence table is the one in force at each
@@ -153,7 +179,7 @@ struct HistoryReplayTests {
             var options = Self.options(cluster, since: since, out: root + "/\(since)")
             options.until = until
             let summary = try HistoryReplayJob.run(options)
-            let text = try String(contentsOfFile: options.outputDirectory + "/events.ndjson", encoding: .utf8)
+            let text = try String(contentsOfFile: root + "/\(since)/events.ndjson", encoding: .utf8)
             let entries = try text.split(separator: "\n").map { try EventDecoder.decode(Array($0.utf8)).event }
                 .filter { $0.type == .enteredGeofence }.map { RFC3339.string($0.createdAt) }
             return (summary.replay.fold.fixes, entries)

@@ -1,5 +1,4 @@
 import Codec
-import LZ4IO
 import Domain
 import KafkaIO
 import RocksDBIO
@@ -37,16 +36,14 @@ public enum HistoryReplayJob {
                     log: (String) -> Void, progress: (Double) -> Void) throws -> HistoryReplaySummary
     {
         let started = ReplayJob.monotonicSeconds()
-        try ReplayJob.makeDirectory(options.outputDirectory)
-        let paths = ["events", "eta", "dead-letters", "trip-summaries"].map { options.outputDirectory + "/\($0).ndjson" }
-        let writers = try paths.map(ReplayJob.openOutput)
-        func write(_ output: inout OutputBatch) throws {
-            try writers[0].write(output.events.values)
-            try writers[1].write(output.eta.values)
-            try writers[2].write(output.deadLetters.values)
-            try writers[3].write(output.tripSummaries.values)
-            output.removeAll()
+        let sink: any ReplayOutputSink
+        switch options.destination {
+        case let .files(directory, compressed): sink = try ReplayFileSink(directory: directory, compressed: compressed)
+        case let .topics(prefix, kafka):
+            sink = try ReplayTopicSink(configuration: kafka, topics: options.topics, prefix: prefix,
+                                       partitions: Int32((source.partitions.last ?? 0) + 1), log: log)
         }
+        func write(_ output: inout OutputBatch) throws { try sink.write(&output) }
 
         var loader = InputProcessor(settings: options.settings)
         var loaderOutput = OutputBatch(newlineSeparated: true)
@@ -54,7 +51,7 @@ public enum HistoryReplayJob {
                                         topic: options.topics.geofences, processor: &loader, output: &loaderOutput)
         try write(&loaderOutput)
 
-        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
+        let historyDirectory = options.historyDirectory
         try ReplayJob.makeDirectory(historyDirectory)
         defer { rmdir(historyDirectory) }
         var summary = HistoryReplaySummary()
@@ -97,7 +94,7 @@ public enum HistoryReplayJob {
             summary.replay.fold.add(fold.processor.fold.counters)
             geofenceCount = max(geofenceCount, fold.geofenceCount)
         }
-        for (writer, path) in zip(writers, paths) { try ReplayJob.publish(writer, as: path) }
+        try sink.finish()
         summary.replay.processor.add(loader.counters)
         summary.replay.geofences = geofenceCount
         summary.replay.seconds = ReplayJob.monotonicSeconds() - started

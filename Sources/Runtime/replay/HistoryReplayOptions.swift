@@ -1,6 +1,10 @@
 import Domain
 import KafkaIO
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What `tripstream replay --brokers` or `--archive` folds and where it writes.
 public struct HistoryReplayOptions: Sendable {
     public enum Source: Sendable {
@@ -11,7 +15,16 @@ public struct HistoryReplayOptions: Sendable {
         case archive(String)
     }
 
+    public enum Destination: Sendable {
+        /// `DIR/{events,eta,dead-letters,trip-summaries}.ndjson` (`.ndjson.lz4` when compressed).
+        case files(directory: String, compressed: Bool)
+        /// Topics named `prefix` + each output topic's name (`sandbox.tripstream.events`), created if missing; a
+        /// prefix that names a production topic is refused.
+        case topics(prefix: String, kafka: KafkaConfiguration)
+    }
+
     public var source: Source
+    public var destination: Destination
     /// The topics read (with `.brokers`), and named in dead letters.
     public var topics = Topics()
     /// The range, by Kafka record timestamp (ms): from the first record at or after `since` to the last before
@@ -20,17 +33,27 @@ public struct HistoryReplayOptions: Sendable {
     public var until: Int64?
     /// The Kafka partitions folded (nil: all), each on its own, in ascending order.
     public var partitions: [Int32]?
-    /// Receives `events.ndjson`, `eta.ndjson`, `dead-letters.ndjson`, `trip-summaries.ndjson`; created if missing.
-    public var outputDirectory: String
     public var settings: FoldSettings
-    /// Where the users' history goes while the replay runs (removed at the end); nil: `<outputDirectory>/.history`.
+    /// Where the users' history goes while the replay runs (removed at the end); nil: `DIR/.history` for files, a
+    /// folder in the temporary directory for topics.
     public var stateDirectory: String?
 
-    public init(source: Source, since: Int64, outputDirectory: String, settings: FoldSettings) {
+    public init(source: Source, since: Int64, destination: Destination, settings: FoldSettings) {
         self.source = source
         self.since = since
-        self.outputDirectory = outputDirectory
+        self.destination = destination
         self.settings = settings
+    }
+}
+
+extension HistoryReplayOptions {
+    /// The history store's folder for this run.
+    var historyDirectory: String {
+        if let stateDirectory { return stateDirectory }
+        switch destination {
+        case let .files(directory, _): return directory + "/.history"
+        case .topics: return (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/tripstream-replay-\(getpid())"
+        }
     }
 }
 
