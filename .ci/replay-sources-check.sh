@@ -5,6 +5,7 @@
 #   - and `replay --partitions 1` over each Kafka partition's records as files (dumped with kcat),
 #     concatenated in partition order: the three must be byte-identical (cmp) and `diff` finds nothing,
 #   - `--partitions 1,2` from the topics equals the files of partitions 1 and 2,
+#   - an empty --to-topic-prefix is refused: a replay never writes the production topics.
 # Usage: .ci/replay-sources-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,5 +45,11 @@ for file in events eta trip-summaries dead-letters; do
     cat "$work/files-1/$file.ndjson" "$work/files-2/$file.ndjson" | cmp - "$work/selected/$file.ndjson"
 done
 test -s "$work/topics/events.ndjson"
+# A replay never writes the production topics: an empty prefix would.
+if "$tripstream" replay --quiet --brokers "$brokers" --since 1h --to-topic-prefix "" 2>"$work/prefix.txt"; then
+    echo "replay accepted an empty --to-topic-prefix" >&2
+    exit 1
+fi
+grep -q 'a topic of the service' "$work/prefix.txt"
 "$tripstream" diff "$work/topics" "$work/archive-out" --show 0 >/dev/null
 echo "replay from the topics, from the archive and from files: identical ($(wc -l <"$work/topics/events.ndjson") events)" >&2
