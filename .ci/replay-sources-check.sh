@@ -12,18 +12,9 @@ cd "$(dirname "$0")/.."
 tripstream=${1:-.build/debug/tripstream}
 [ -x "$tripstream" ] || swift build --product tripstream
 work=$(mktemp -d)
-broker=
-cleanup() {
-    [ -n "$broker" ] && kill "$broker" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 partitions=3
-
-"$tripstream" dev-broker --partitions "$partitions" --bootstrap-file "$work/bootstrap" >"$work/broker.log" 2>&1 &
-broker=$!
-for _ in $(seq 100); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
-brokers=$(cat "$work/bootstrap")
+. scripts/lib/dev-broker.sh
+start_dev_broker "$tripstream" "$partitions" "$work"
 
 "$tripstream" simulate --users 60 --geofences 80 --duration 20m --seed 4 --brokers "$brokers" >&2
 "$tripstream" replay --quiet --brokers "$brokers" --since 1h --out "$work/topics"

@@ -22,20 +22,12 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$tripstream" ] || swift build -c release --product tripstream
 work=$(mktemp -d)
-broker=
-cleanup() {
-    [ -n "$broker" ] && kill "$broker" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib/dev-broker.sh
 now() { date +%s.%N; }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
-"$tripstream" dev-broker --partitions "$partitions" --bootstrap-file "$work/bootstrap" >"$work/broker.log" 2>&1 &
-broker=$!
-for _ in $(seq 100); do [ -s "$work/bootstrap" ] && break; sleep 0.1; done
-brokers=$(cat "$work/bootstrap")
+start_dev_broker "$tripstream" "$partitions" "$work"
 "$tripstream" simulate --users "$users" --duration "$duration" --seed 9 --brokers "$brokers"
 last=$((partitions - 1)) half=$((partitions / 2))
 
