@@ -64,6 +64,17 @@ final class KafkaReplaySource: ReplayRecordSource {
                                             timeout: .seconds(30)).low
             bounds[partition] = min(max(low, 0), ends[partition]!)...ends[partition]!
         }
+        // The first record first: a range that starts before the partition's history ends the search at once.
+        let nonEmpty = bounds.filter { $0.value.lowerBound < $0.value.upperBound }
+        let firsts = try firstRecords(from: nonEmpty.mapValues(\.lowerBound), before: nonEmpty.mapValues(\.upperBound))
+        for (partition, range) in nonEmpty {
+            guard let head = firsts[partition] else {
+                bounds[partition] = range.upperBound...range.upperBound
+                continue
+            }
+            bounds[partition] = head.timestamp >= timestamp ? range.lowerBound...range.lowerBound
+                : (head.offset + 1)...range.upperBound
+        }
         while case let open = bounds.filter({ $0.value.lowerBound < $0.value.upperBound }), !open.isEmpty {
             let middles = open.mapValues { $0.lowerBound + ($0.upperBound - $0.lowerBound) / 2 }
             let heads = try firstRecords(from: middles, before: open.mapValues(\.upperBound))
