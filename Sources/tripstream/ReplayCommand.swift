@@ -14,10 +14,11 @@ enum ReplayCommand {
             the commands file). Late fixes within the replay horizon are folded at their place. Writes DIR/events.ndjson, \
             DIR/eta.ndjson and DIR/dead-letters.ndjson. Processing time is the stream time, so two runs over the \
             same inputs write byte-identical files, whatever --threads. \
-            With --brokers and --since instead of files, it folds the input topics' records whose Kafka timestamps \
-            are in [--since, --until) (until the end offsets at start without --until), one fold per Kafka \
-            partition, with the geofence table in force at each record's timestamp; it joins no consumer group, \
-            commits nothing and writes no topic.
+            With --brokers (or --archive DIR, what `tripstream archive` wrote) and --since instead of files, it \
+            folds the input topics' records from the first whose Kafka timestamp is not older than --since to the \
+            last before --until (or the end offsets at start), one fold per Kafka partition in ascending order, \
+            each as --partitions 1 folds a file of its records, with the geofence table in force at each record's \
+            timestamp; it joins no consumer group, commits nothing, and writes only --out or --to-topic-prefix.
             """,
         options: [
             .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4)."),

@@ -245,6 +245,30 @@ struct HistoryReplayTests {
         #expect(blocks == expected)
     }
 
+    /// What the archiver writes reads back: offset, timestamp, key unescaped, value as written (null: nil).
+    @Test func archiveLinesReadBack() {
+        var buffer: [UInt8] = []
+        ArchiveLine.append(offset: 42, timestamp: -1, key: Array("q\"uo\\te".utf8), value: Array("{\"a\":\n1}".utf8),
+                           to: &buffer)
+        ArchiveLine.append(offset: 7, timestamp: 1_780_444_800_000, key: nil, value: [], to: &buffer)
+        let lines = buffer.split(separator: UInt8(ascii: "\n")).map(Array.init)
+        #expect(lines.count == 2)
+        lines[0].withUnsafeBytes { bytes in
+            let line = ArchiveLine.parse(bytes)
+            #expect(line?.offset == 42 && line?.timestamp == -1)
+            #expect(line?.keyBytes == Array("q\"uo\\te".utf8))
+            #expect(line?.value.map { Array($0) } == Array("{\"a\": 1}".utf8))
+        }
+        lines[1].withUnsafeBytes { bytes in
+            let line = ArchiveLine.parse(bytes)
+            #expect(line?.offset == 7 && line?.timestamp == 1_780_444_800_000)
+            #expect(line?.keyBytes == nil && line?.value == nil)
+        }
+        for bad in ["", "{}", "{\"offset\":1,\"timestamp\":2,\"key\":null}", "{\"offset\":1,\"key\":null,\"value\":{}}", "{\"n\":1}"] {
+            Array(bad.utf8).withUnsafeBytes { #expect(ArchiveLine.parse($0) == nil) }
+        }
+    }
+
     @Test func partitionSelectionsAreListsAndRanges() throws {
         #expect(try PartitionSelection.parse("0-5") == [0, 1, 2, 3, 4, 5])
         #expect(try PartitionSelection.parse("3") == [3])
