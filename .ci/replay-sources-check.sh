@@ -31,7 +31,7 @@ for p in $(seq 0 $((partitions - 1))); do
 done
 # Dead letters name their source: the topics' partition and offset, a file's line. The fleet has none.
 for file in events eta trip-summaries dead-letters; do
-    cat "$work"/files-*/"$file.ndjson" | cmp - "$work/topics/$file.ndjson"
+    for p in $(seq 0 $((partitions - 1))); do cat "$work/files-$p/$file.ndjson"; done | cmp - "$work/topics/$file.ndjson"
     cmp "$work/topics/$file.ndjson" "$work/archive-out/$file.ndjson"
     cat "$work/files-1/$file.ndjson" "$work/files-2/$file.ndjson" | cmp - "$work/selected/$file.ndjson"
 done

@@ -49,7 +49,8 @@ done
 files_s=$(seconds "$start" "$(now)")
 identical=yes
 for file in events eta dead-letters trip-summaries; do
-    cat "$work"/files-*/"$file.ndjson" | cmp -s - "$work/topics/$file.ndjson" || identical=no
+    for p in $(seq 0 "$last"); do cat "$work/files-$p/$file.ndjson"; done | cmp -s - "$work/topics/$file.ndjson" \
+        || identical=no
 done
 echo "fixes           $fixes over $partitions partitions"
 echo "from topics     $topics_s s ($(ratio "$fixes" "$topics_s") fixes/s)"
@@ -72,9 +73,10 @@ echo "== 3. one replay split over two processes side by side"
 start=$(now)
 ( s=$(now); "$tripstream" replay --quiet --brokers "$brokers" --since 1d --partitions "0-$((half - 1))" --out "$work/a" \
     && echo "first half      $(seconds "$s" "$(now)") s (partitions 0-$((half - 1)))" ) &
+first=$!
 ( s=$(now); "$tripstream" replay --quiet --brokers "$brokers" --since 1d --partitions "$half-$last" --out "$work/b" \
     && echo "second half     $(seconds "$s" "$(now)") s (partitions $half-$last)" ) &
-wait %1 %2
+wait "$first" $!
 split_s=$(seconds "$start" "$(now)")
 echo "both, wall      $split_s s, against $topics_s s for one process doing all ($(ratio "$topics_s" "$split_s")×)"
 for file in events eta dead-letters trip-summaries; do

@@ -73,7 +73,7 @@ public enum HistoryReplayJob {
             fold.commands = try commands(of: partition, source: source, topic: options.topics.tripCommands,
                                          processor: &loader, output: &loaderOutput)
             try write(&loaderOutput)
-            var cutter = LineBlockCutter()
+            let cutter = LineBlockCutter()
             func foldBlock() throws {
                 fold.fold(cutter.lines())
                 cutter.removeAll()

@@ -13,7 +13,14 @@ final class KafkaReplaySource: ReplayRecordSource {
     private let stallTimeout: Double = 60
 
     init(configuration: KafkaConfiguration, topics: Topics, since: Int64, until: Int64?, partitions: [Int32]?) throws {
-        reader = try KafkaReader(configuration: configuration.settingDefault("group.id", "tripstream-replay"))
+        // As `run`'s consumers (StreamRuntime): the mock holds an empty fetch for fetch.wait.max.ms, and librdkafka
+        // 2.0 pauses a second every queued.min.messages. One partition is read at a time: fetch more of it at once.
+        reader = try KafkaReader(configuration: configuration
+            .settingDefault("group.id", "tripstream-replay")
+            .settingDefault("fetch.wait.max.ms", "25")
+            .settingDefault("queued.min.messages", "10000000")
+            .settingDefault("queued.max.messages.kbytes", "65536")
+            .settingDefault("max.partition.fetch.bytes", "16777216"))
         self.topics = topics
         let timeout = Duration.seconds(30)
         guard let fixes = try reader.partitionCount(topic: topics.locations, timeout: timeout) else {
