@@ -192,6 +192,45 @@ struct HistoryReplayTests {
         #expect(try entered(since: 11_000) == (0, []))
     }
 
+    /// Record keys are checked as `run` checks them: a fix or a trip command keyed by another user than its own
+    /// is dead-lettered `key_mismatch`, naming its partition and offset, from the topics and from an archive.
+    @Test func recordsKeyedByAnotherUserAreDeadLettered() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        let topics = Topics()
+        for topic in [topics.locations, topics.tripCommands, topics.geofences] { try cluster.createTopic(topic, partitions: 1) }
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        for (second, key) in [(0, "u1"), (1, "u2"), (2, "u1")] {
+            let fix = #"{"userId":"u1","createdAt":"2026-01-05T08:00:0\#(second).000Z","latitude":41.15,"longitude":-8.61,"accuracy":10}"#
+            try producer.produce(topic: topics.locations, key: Array(key.utf8), value: Array(fix.utf8))
+        }
+        let command = #"{"type":"start","userId":"u1","createdAt":"2026-01-05T08:00:00.500Z","trip":{"externalId":"t1","destinationGeofenceTag":"store","destinationGeofenceExternalId":"s1"}}"#
+        try producer.produce(topic: topics.tripCommands, key: Array("u3".utf8), value: Array(command.utf8))
+        #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
+        let root = NSTemporaryDirectory() + "tripstream-keys-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var archive = ArchiveOptions(kafka: cluster.clientConfiguration, directory: root + "/archive")
+        archive.untilEnd = true
+        _ = try Archiver(options: archive, reader: try Archiver.makeReader(archive), log: { _ in }).run(shouldStop: { false })
+
+        for source in [HistoryReplayOptions.Source.brokers(cluster.clientConfiguration), .archive(root + "/archive")] {
+            let out: String
+            switch source {
+            case .brokers: out = root + "/from-topics"
+            case .archive: out = root + "/from-archive"
+            }
+            let summary = try HistoryReplayJob.run(HistoryReplayOptions(
+                source: source, since: 0, destination: .files(directory: out, compressed: false),
+                settings: FoldSettings()))
+            #expect(summary.replay.fold.fixes == 2)
+            #expect(summary.replay.processor.deadLetters[.keyMismatch] == 2)
+            let letters = try String(contentsOfFile: out + "/dead-letters.ndjson", encoding: .utf8).split(separator: "\n")
+            #expect(letters.count == 2)
+            #expect(letters.allSatisfy { $0.contains("key_mismatch") })
+            #expect(letters.contains { $0.contains(topics.locations) && $0.contains("\"offset\":1") })
+            #expect(letters.contains { $0.contains(topics.tripCommands) && $0.contains("\"offset\":0") })
+        }
+    }
+
     /// Keys whose earliest surviving record is later than the start, with offsets missing before it in their
     /// partition, are reported: what the table held for them before is lost. A partition that lost nothing
     /// before a key's first record says the key did not exist.
@@ -239,7 +278,7 @@ struct HistoryReplayTests {
                 blocks.append(cutter.lines().count)
                 cutter.removeAll()
             }
-            line.withUnsafeBytes { cutter.append($0, offset: Int64(index), timestamp: 0) }
+            line.withUnsafeBytes { cutter.append($0, key: nil, offset: Int64(index), timestamp: 0) }
         }
         blocks.append(cutter.lines().count)
         #expect(blocks == expected)

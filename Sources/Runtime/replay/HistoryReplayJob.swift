@@ -14,7 +14,8 @@ import Glibc
 /// Each partition is folded exactly as `tripstream replay --partitions 1` folds a file holding that partition's
 /// records in offset order: the same ``ReplayPartition`` (commands in event-time order before the first fix not
 /// older, the clock guard, late inputs placed after each block), and blocks cut where a plain file of the records'
-/// lines would be cut by its reader (``LineBlockCutter``). The partitions are folded one after the other, in
+/// lines would be cut by its reader (``LineBlockCutter``). Record keys are checked against userIds as `run` checks
+/// them (a file has none). The partitions are folded one after the other, in
 /// ascending order, so the outputs are each partition's in turn, whatever the fetch timing.
 public enum HistoryReplayJob {
     public static func run(_ options: HistoryReplayOptions, log: @escaping (String) -> Void = { _ in },
@@ -80,9 +81,9 @@ public enum HistoryReplayJob {
                 if let failure = fold.failure { throw ReplayError("history store: \(failure)") }
                 try write(&fold.output)
             }
-            try source.forEachRecord(.fixes, partition: partition) { offset, timestamp, value in
+            try source.forEachRecord(.fixes, partition: partition) { offset, timestamp, key, value in
                 if cutter.endsBlock(before: value.count) { try foldBlock() }
-                cutter.append(value, offset: offset, timestamp: timestamp)
+                cutter.append(value, key: key, offset: offset, timestamp: timestamp)
                 done += 1
                 if done % 10_000 == 0, total > 0 { progress(Double(done) / Double(total)) }
             }
@@ -108,13 +109,13 @@ public enum HistoryReplayJob {
         -> [ReplayJob.PendingCommand]
     {
         var commands: [ReplayJob.PendingCommand] = []
-        try source.forEachRecord(.commands, partition: partition) { offset, timestamp, value in
+        try source.forEachRecord(.commands, partition: partition) { offset, timestamp, key, value in
             let origin = RecordSource(topic: topic, partition: partition, offset: offset)
-            if let command = processor.decodeCommand(key: nil, value: value, source: origin, processingTime: nil,
+            if let command = processor.decodeCommand(key: key, value: value, source: origin, processingTime: nil,
                                                      into: &output)
             {
                 commands.append(ReplayJob.PendingCommand(command: command, bytes: Array(value), line: Int(offset),
-                                                         timestamp: timestamp))
+                                                         timestamp: timestamp, key: key))
             }
         }
         return commands.enumerated().sorted {

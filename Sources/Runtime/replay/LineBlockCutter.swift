@@ -11,7 +11,7 @@ final class LineBlockCutter {
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
     private var used = 0
-    private var entries: [(start: Int, length: Int, offset: Int64, timestamp: Int64)] = []
+    private var entries: [(start: Int, length: Int, offset: Int64, timestamp: Int64, key: [UInt8]?)] = []
     /// Bytes of the virtual file before the next line.
     private var position = 0
     private var block = 0
@@ -30,7 +30,7 @@ final class LineBlockCutter {
         !entries.isEmpty && Self.block(ofNewlineAt: position + length) != block
     }
 
-    func append(_ value: UnsafeRawBufferPointer, offset: Int64, timestamp: Int64) {
+    func append(_ value: UnsafeRawBufferPointer, key: [UInt8]?, offset: Int64, timestamp: Int64) {
         if used + value.count > capacity {
             let grown = UnsafeMutableRawPointer.allocate(byteCount: max(2 * capacity, used + value.count), alignment: 64)
             grown.copyMemory(from: buffer, byteCount: used)
@@ -38,7 +38,7 @@ final class LineBlockCutter {
             (buffer, capacity) = (grown, max(2 * capacity, used + value.count))
         }
         if let base = value.baseAddress { (buffer + used).copyMemory(from: base, byteCount: value.count) }
-        entries.append((used, value.count, offset, timestamp))
+        entries.append((used, value.count, offset, timestamp, key))
         used += value.count
         block = Self.block(ofNewlineAt: position + value.count)
         position += value.count + 1
@@ -56,7 +56,8 @@ final class LineBlockCutter {
             } catch {
                 content = .invalid(error)
             }
-            return ReplayLine(content: content, bytes: bytes, number: Int(entry.offset), timestamp: entry.timestamp)
+            return ReplayLine(content: content, bytes: bytes, number: Int(entry.offset), timestamp: entry.timestamp,
+                              key: entry.key)
         }
     }
 

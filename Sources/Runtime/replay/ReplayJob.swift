@@ -30,6 +30,8 @@ public enum ReplayJob {
         var line: Int
         /// The record's Kafka timestamp (ms); unused for files.
         var timestamp: Int64 = .min
+        /// The record's key; nil for files.
+        var key: [UInt8]? = nil
     }
 
     /// - Parameter progress: called after each chunk of fixes with the fixes file's read progress.

@@ -19,4 +19,6 @@ struct ReplayLine {
     var number: Int
     /// The record's Kafka timestamp (ms), the moment of the geofence table it is folded with; unused for files.
     var timestamp: Int64 = .min
+    /// The record's key (a topic's or an archive's), checked against the userId as `run` checks it; nil for files.
+    var key: [UInt8]? = nil
 }

@@ -76,20 +76,20 @@ final class ReplayPartition: @unchecked Sendable {
         case let .tooLong(long):
             ReplayJob.rejectLong(long, topic: ReplayJob.fixesTopic, processor: &processor, output: &output)
         case let .invalid(error):
-            processor.process(.invalid(error), key: nil, value: line.bytes, source: source, geofences: geofences,
+            processor.process(.invalid(error), key: line.key, value: line.bytes, source: source, geofences: geofences,
                               processingTime: nil, into: &output)
         case let .fix(fix):
             processor.counters.recordsIn += 1
             switch clock.judge(fix, streamTime: processor.fold.streamTime) {
             case .fold: break
             case .hold:
-                clock.hold(fix, bytes: line.bytes, source: source)
+                clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
                 return
             case .confirm: releaseHeld()
             case .refute: rejectHeld()
             }
             deliverCommands(upTo: fix.createdAt)
-            processor.process(fix, key: nil, value: line.bytes, source: source, geofences: geofences,
+            processor.process(fix, key: line.key, value: line.bytes, source: source, geofences: geofences,
                               processingTime: nil, into: &output)
         }
     }
@@ -100,7 +100,7 @@ final class ReplayPartition: @unchecked Sendable {
             let pending = commands[nextCommand]
             advanceGeofences(to: pending.timestamp)
             pending.bytes.withUnsafeBytes { bytes in
-                processor.process(pending.command, key: nil, value: bytes,
+                processor.process(pending.command, key: pending.key, value: bytes,
                                   source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,
                                                        offset: Int64(pending.line)),
                                   geofences: geofences, processingTime: nil, into: &output)
@@ -113,7 +113,7 @@ final class ReplayPartition: @unchecked Sendable {
         for held in clock.takeHeld() {
             deliverCommands(upTo: held.fix.createdAt)
             held.bytes.withUnsafeBytes { bytes in
-                processor.process(held.fix, key: nil, value: bytes, source: held.source, geofences: geofences,
+                processor.process(held.fix, key: held.key, value: bytes, source: held.source, geofences: geofences,
                                   processingTime: nil, into: &output)
             }
         }
@@ -127,7 +127,7 @@ final class ReplayPartition: @unchecked Sendable {
                 processor.reject(
                     .futureTimestamp,
                     "createdAt is \(ahead) s ahead of the stream, which other users' fixes did not follow (a wrong device clock)",
-                    key: nil, value: bytes, source: held.source, processingTime: nil, into: &output)
+                    key: held.key, value: bytes, source: held.source, processingTime: nil, into: &output)
             }
         }
     }

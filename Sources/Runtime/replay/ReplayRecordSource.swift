@@ -10,7 +10,8 @@ protocol ReplayRecordSource {
 
     /// Records of the range in `partition` of the locations or trip-commands stream, in offset order.
     func forEachRecord(_ stream: ReplayStream, partition: Int32,
-                       _ body: (_ offset: Int64, _ timestamp: Int64, _ value: UnsafeRawBufferPointer) throws -> Void)
+                       _ body: (_ offset: Int64, _ timestamp: Int64, _ key: [UInt8]?, _ value: UnsafeRawBufferPointer)
+                           throws -> Void)
         throws
 
     /// Records of `stream` in the range of `partition`, as far as known before reading (for progress).
