@@ -5,6 +5,7 @@
 #   - and `replay --partitions 1` over each Kafka partition's records as files (dumped with kcat),
 #     concatenated in partition order: the three must be byte-identical (cmp) and `diff` finds nothing,
 #   - `--partitions 1,2` from the topics equals the files of partitions 1 and 2,
+#   - RFC 3339 --since/--until read what a duration does; a bad --since is a CLI error,
 #   - an empty --to-topic-prefix is refused: a replay never writes the production topics.
 # Usage: .ci/replay-sources-check.sh [path/to/tripstream]
 set -euo pipefail
@@ -21,6 +22,14 @@ start_dev_broker "$tripstream" "$partitions" "$work"
 "$tripstream" archive --quiet --brokers "$brokers" --out "$work/archive" --until-end
 "$tripstream" replay --quiet --archive "$work/archive" --since 1h --out "$work/archive-out"
 "$tripstream" replay --quiet --brokers "$brokers" --since 1h --partitions 1,2 --out "$work/selected"
+# RFC 3339 bounds around everything read the same records as a duration.
+"$tripstream" replay --quiet --brokers "$brokers" --since 2000-01-01T00:00:00Z --until 2200-01-01T00:00:00Z \
+    --out "$work/rfc3339"
+if "$tripstream" replay --quiet --brokers "$brokers" --since yesterday --out "$work/bad" 2>"$work/bad-since.txt"; then
+    echo "replay accepted --since yesterday" >&2
+    exit 1
+fi
+grep -q "neither an RFC 3339 time" "$work/bad-since.txt"
 
 kcat -C -b "$brokers" -t tripstream.geofences -e -o beginning -q -f '%s\n' >"$work/geofences.ndjson"
 for p in $(seq 0 $((partitions - 1))); do
@@ -33,6 +42,7 @@ done
 for file in events eta trip-summaries dead-letters; do
     for p in $(seq 0 $((partitions - 1))); do cat "$work/files-$p/$file.ndjson"; done | cmp - "$work/topics/$file.ndjson"
     cmp "$work/topics/$file.ndjson" "$work/archive-out/$file.ndjson"
+    cmp "$work/topics/$file.ndjson" "$work/rfc3339/$file.ndjson"
     cat "$work/files-1/$file.ndjson" "$work/files-2/$file.ndjson" | cmp - "$work/selected/$file.ndjson"
 done
 test -s "$work/topics/events.ndjson"

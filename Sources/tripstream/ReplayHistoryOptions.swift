@@ -108,10 +108,11 @@ enum ReplayHistoryOptions {
         if let ago = ValueSyntax.milliseconds(text) { return now - ago }
         var copy = text
         let parsedTime = copy.withUTF8 { RFC3339.parse(UnsafeRawBufferPointer($0)) }
-        guard case let .success(millis) = parsedTime else {
+        switch parsedTime {
+        case let .success(millis): return millis
+        case let .failure(failure):
             throw CommandFailure("--\(option) '\(text)' is neither an RFC 3339 time (2026-06-03T00:00:00Z) nor a "
-                + "duration (24h)")
+                + "duration (24h): \(failure.message)")
         }
-        return millis
     }
 }
