@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
 # checks across processes and against independent implementations: the schemas with Python's
-# jsonschema, replay determinism, the real Porto trajectories, and the Kafka runtime with kcat and
-# a Sarama consumer.
+# jsonschema, replay determinism, the real Porto trajectories, replay from topics, archives and files,
+# and the Kafka runtime with kcat and a Sarama consumer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -68,6 +68,9 @@ fi
 
 echo "== shutdown: SIGTERM with unreachable brokers exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"
+
+echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
+.ci/replay-sources-check.sh "$tripstream"
 
 if [ -x .ci/kafka-check.sh ]; then
     echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2

@@ -139,6 +139,15 @@ public final class KafkaReader {
         try consumer.client.endOffsets(partitions, timeout: timeout)
     }
 
+    /// Per partition, the earliest offset whose record timestamp (ms since 1970) is at or after `timestamp`, or the
+    /// partition's end when there is none (offsetsForTimes). Same caveat as ``endOffsets(_:timeout:)``: ask with a
+    /// reader that fetches nothing.
+    public func offsets(at timestamp: Int64, of partitions: [TopicPartition], timeout: Duration) throws(KafkaError)
+        -> [TopicPartition: Int64]
+    {
+        try consumer.client.offsets(forTimestamps: partitions.map { ($0, timestamp) }, timeout: timeout)
+    }
+
     /// The partition count of `topic`, or `nil` if it does not exist. Never auto-creates the topic.
     public func partitionCount(topic: String, timeout: Duration) throws(KafkaError) -> Int? {
         try consumer.client.partitionCounts(topics: [topic], timeout: timeout)[topic]

@@ -17,9 +17,9 @@ enum ArchiveCommand {
             .part-PPPPP-FIRST.ndjson.lz4.tmp, fsync'd and renamed when finished; a start deletes unfinished files \
             (their records are read again) and resumes each partition at the largest NEXT found, so a crash loses \
             and doubles nothing. No consumer group is joined and no offset committed (read_committed). \
-            Lines: for locations and trip commands the record value as is (`tripstream replay -f/-c` reads the \
-            files); for geofences {"offset":O,"timestamp":MS,"key":"tag/externalId","value":{...}} with \
-            "value":null for a delete. A line feed or carriage return inside a value becomes a space. One archive \
+            Lines, for every topic: {"offset":O,"timestamp":MS,"key":"...","value":{...}} with "value":null for a \
+            null or empty value (a geofence delete); `tripstream replay --archive OUT --since T` reads them. A line \
+            feed or carriage return inside a value becomes a space. One archive \
             process per OUT (OUT/.lock). Without --until-end it follows the topics until SIGTERM/SIGINT, then \
             finishes its open files.
             """,

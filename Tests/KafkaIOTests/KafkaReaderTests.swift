@@ -107,4 +107,27 @@ struct KafkaReaderTests {
         #expect(try probe.endOffsets([partitions[0]], timeout: .seconds(10)) == [partitions[0]: 1])
         try probe.close()
     }
+
+    /// offsetsForTimes by timestamp on librdkafka's mock cluster. The mock of librdkafka 2.0 (Debian 12) does not
+    /// index timestamps: it answers -1 for any timestamp, so `offsets(at:)` has no offset for the partition, while
+    /// the end (timestamp -1) is right. `tripstream replay --since` therefore falls back on a search of record
+    /// timestamps when the broker gives no offset; when this test fails, the mock learnt timestamps.
+    @Test(.timeLimit(.minutes(2)))
+    func mockClusterGivesNoOffsetForATimestamp() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        try cluster.createTopic("inputs", partitions: 1)
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        for index in 0..<6 {  // timestamps 1000, 2000, … 6000
+            try producer.produce(topic: "inputs", partition: 0, key: nil, value: TestSupport.bytes("\(index)"),
+                                 timestamp: Int64(index + 1) * 1000)
+        }
+        try producer.flush(timeout: .seconds(10))
+
+        let probe = try KafkaReader(configuration: cluster.clientConfiguration)
+        let partition = TopicPartition(topic: "inputs", partition: 0)
+        #expect(try probe.offsets(at: 3000, of: [partition], timeout: .seconds(10)) == [:])
+        #expect(try probe.offsets(at: 0, of: [partition], timeout: .seconds(10)) == [:])
+        #expect(try probe.endOffsets([partition], timeout: .seconds(10)) == [partition: 6])
+        try probe.close()
+    }
 }

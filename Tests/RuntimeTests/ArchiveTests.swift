@@ -60,6 +60,17 @@ struct ArchiveTests {
             return found.sorted()
         }
 
+        /// The record values of every finished file under `folder`, by file, read with `LineReader`: each line's
+        /// bytes between `"value":` and its final `}`.
+        func finishedValues(_ folder: String) throws -> [(name: ArchiveFileNameView, lines: [String])] {
+            try finishedLines(folder).map { file in
+                (file.name, file.lines.map { line in
+                    guard let marker = line.range(of: ",\"value\":"), line.hasSuffix("}") else { return "" }
+                    return String(line[marker.upperBound...].dropLast())
+                })
+            }
+        }
+
         /// The lines of every finished file under `folder`, by file, read with `LineReader`.
         func finishedLines(_ folder: String) throws -> [(name: ArchiveFileNameView, lines: [String])] {
             var result: [(ArchiveFileNameView, [String])] = []
@@ -104,7 +115,7 @@ struct ArchiveTests {
         let crashed = try setup.archive(setup.options(maxRecords: 40), abandonAfter: 250)
         #expect(crashed.abandoned)
         #expect(setup.files("locations").contains { $0.contains("/.part-") && $0.hasSuffix(".tmp") })
-        let finishedBefore = try setup.finishedLines("locations").reduce(0) { $0 + $1.lines.count }
+        let finishedBefore = try setup.finishedValues("locations").reduce(0) { $0 + $1.lines.count }
         #expect(finishedBefore < 250 && finishedBefore > 0)
 
         // Second run: deletes the leftovers, resumes from the file names, reads to the end.
@@ -114,7 +125,7 @@ struct ArchiveTests {
         #expect(resumed.records["locations"] == 600 - finishedBefore)
         #expect(!setup.files("locations").contains { $0.hasSuffix(".tmp") })
 
-        let files = try setup.finishedLines("locations")
+        let files = try setup.finishedValues("locations")
         let lines = files.flatMap(\.lines)
         #expect(lines.count == 600)
         #expect(Set(lines) == published)
@@ -136,7 +147,7 @@ struct ArchiveTests {
         try setup.flush()
         let third = try setup.archive(setup.options())
         #expect(third.records["locations"] == 1)
-        let after = try setup.finishedLines("locations").filter { $0.name.partition == 1 && $0.name.first == 200 }
+        let after = try setup.finishedValues("locations").filter { $0.name.partition == 1 && $0.name.first == 200 }
         #expect(after.map(\.lines) == [["{\"late\":true}"]])
     }
 
@@ -154,13 +165,9 @@ struct ArchiveTests {
         #expect(summary.records["trip-commands"] == 40)
         let files = setup.files("trip-commands")
         #expect(Set(files.map { String($0.split(separator: "/")[0]) }) == ["date=2026-06-02", "date=2026-06-03"])
-        for file in files {
-            let reader = try LineReader(path: setup.directory + "/trip-commands/" + file)
-            var indexes: [Int] = []
-            try reader.forEachLine(onLineTooLong: { _ in }) { line in
-                let text = String(decoding: line.bytes, as: UTF8.self)
-                indexes.append(Int(text.dropFirst(5).dropLast())!)
-            }
+        let values = try setup.finishedValues("trip-commands")
+        for (file, content) in zip(files, values) {
+            let indexes = content.lines.map { Int($0.dropFirst(5).dropLast())! }  // {"i":N}
             let expectedDay = file.hasPrefix("date=2026-06-02") ? 0 : 2
             #expect(!indexes.isEmpty && indexes.allSatisfy { $0 % 4 / 2 * 2 == expectedDay })
         }
@@ -188,48 +195,6 @@ struct ArchiveTests {
         }
     }
 
-    @Test func replayReadsTheArchivedFixesAndCommandsAsItReadsTheOriginals() throws {
-        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 4)
-        try harness.publish()
-        let expected = try harness.replayedEvents().map(KafkaRuntimeHarness.comparable)
-        #expect(!expected.isEmpty)
-        var options = ArchiveOptions(kafka: harness.cluster.clientConfiguration, directory: harness.stateRoot + "/archive")
-        options.untilEnd = true
-        let summary = try Archiver(options: options, reader: try Archiver.makeReader(options), log: { _ in })
-            .run(shouldStop: { false })
-        #expect(summary.records["locations", default: 0] + summary.records["trip-commands", default: 0]
-            == harness.inputCount)
-        #expect(summary.records["geofences"] == harness.geofences.count)
-
-        func archived(_ folder: String, _ partition: Int32) throws -> String? {
-            let base = options.directory + "/" + folder
-            var found: [String] = []
-            for date in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] {
-                for name in try FileManager.default.contentsOfDirectory(atPath: base + "/" + date)
-                where name.hasPrefix("part-\(String(format: "%05d", partition))-") {
-                    found.append(base + "/" + date + "/" + name)
-                }
-            }
-            #expect(found.count <= 1, "one file per partition at these sizes (unless the run crossed midnight)")
-            return found.first
-        }
-        var events: [String] = []
-        for partition in harness.fixes.keys.sorted() {
-            let fixes = try #require(try archived("locations", partition))
-            var replay = ReplayOptions(
-                geofencesPath: harness.stateRoot + "/replay/geofences.ndjson",
-                commandsPath: try archived("trip-commands", partition), fixesPath: fixes,
-                outputDirectory: harness.stateRoot + "/archive-replay-\(partition)", settings: FoldSettings())
-            replay.partitions = 1
-            _ = try ReplayJob.run(replay)
-            let text = try String(contentsOfFile: replay.outputDirectory + "/events.ndjson", encoding: .utf8)
-            for line in text.split(separator: "\n") {
-                events.append(KafkaRuntimeHarness.comparable(try EventDecoder.decode(Array(line.utf8)).event))
-            }
-        }
-        #expect(events == expected)
-    }
-
     @Test func lz4CommandLineToolReadsTheFiles() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/lz4") else { return }
         let setup = try Setup()
@@ -248,7 +213,9 @@ struct ArchiveTests {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(String(decoding: output, as: UTF8.self) == (0..<100).map { "{\"n\":\($0)}\n" }.joined())
+        let expected = try setup.finishedLines("locations").flatMap(\.lines).map { $0 + "\n" }.joined()
+        #expect(String(decoding: output, as: UTF8.self) == expected)
+        #expect(try setup.finishedValues("locations").flatMap(\.lines) == (0..<100).map { "{\"n\":\($0)}" })
     }
 
     /// The result of an archiver running on its own thread.
@@ -283,8 +250,8 @@ struct ArchiveTests {
         try setup.flush()
         // The idle file is finished while the archiver keeps following.
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, (try setup.finishedLines("locations")).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(try setup.finishedLines("locations").map(\.lines.count) == [50])
+        while Date() < deadline, (try setup.finishedValues("locations")).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(try setup.finishedValues("locations").map(\.lines.count) == [50])
         for index in 50..<80 {
             try setup.publish(setup.topics.locations, partition: 0, key: "u", value: "{\"n\":\(index)}")
         }
@@ -297,7 +264,7 @@ struct ArchiveTests {
         #expect(following.failure == nil)
         #expect(following.summary?.records["locations"] == 80)
         #expect(!setup.files("locations").contains { $0.hasSuffix(".tmp") })
-        let lines = try setup.finishedLines("locations").flatMap(\.lines)
+        let lines = try setup.finishedValues("locations").flatMap(\.lines)
         #expect(lines == (0..<80).map { "{\"n\":\($0)}" })
     }
 

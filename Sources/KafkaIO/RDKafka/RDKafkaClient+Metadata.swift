@@ -37,14 +37,23 @@ extension RDKafkaClient {
     /// the last stable offset for a `read_committed` client. Partitions that answered with an error are absent.
     func endOffsets(_ partitions: [TopicPartition], timeout: Duration) throws(KafkaError) -> [TopicPartition: Int64] {
         // ListOffsets takes "timestamp -1" to mean the end.
-        let list = TopicPartitionList(partitions.map {
-            TopicPartitionOffset(topic: $0.topic, partition: $0.partition, offset: Int64(RD_KAFKA_OFFSET_END))
+        try offsets(forTimestamps: partitions.map { ($0, Int64(RD_KAFKA_OFFSET_END)) }, timeout: timeout)
+    }
+
+    /// Per partition, the earliest offset whose record timestamp is at or after the given one (ListOffsets by
+    /// timestamp), in one request per leader. A partition with no such record answers its end offset; partitions
+    /// that answered with an error are absent.
+    func offsets(forTimestamps timestamps: [(TopicPartition, Int64)], timeout: Duration) throws(KafkaError)
+        -> [TopicPartition: Int64]
+    {
+        let list = TopicPartitionList(timestamps.map {
+            TopicPartitionOffset(topic: $0.0.topic, partition: $0.0.partition, offset: $0.1)
         })
         try KafkaError.check(list.withPointer { rd_kafka_offsets_for_times(handle, $0, timeout.kafkaMilliseconds) })
-        var ends: [TopicPartition: Int64] = [:]
+        var offsets: [TopicPartition: Int64] = [:]
         for entry in list.offsets where entry.offset >= 0 {
-            ends[TopicPartition(topic: entry.topic, partition: entry.partition)] = entry.offset
+            offsets[TopicPartition(topic: entry.topic, partition: entry.partition)] = entry.offset
         }
-        return ends
+        return offsets
     }
 }

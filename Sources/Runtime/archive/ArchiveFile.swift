@@ -36,11 +36,11 @@ final class ArchiveFile {
     }
 
     /// Appends one record's line.
-    func append(_ format: ArchiveLine.Format, _ offset: Int64, timestamp: Int64, key: [UInt8]?, value: [UInt8]?,
+    func append(_ offset: Int64, timestamp: Int64, key: [UInt8]?, value: [UInt8]?,
                 now: Double) throws
     {
         let before = pending.count
-        ArchiveLine.append(format, offset: offset, timestamp: timestamp, key: key, value: value, to: &pending)
+        ArchiveLine.append(offset: offset, timestamp: timestamp, key: key, value: value, to: &pending)
         bytes += pending.count - before
         records += 1
         nextOffset = offset + 1

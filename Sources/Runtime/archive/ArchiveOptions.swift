@@ -31,12 +31,12 @@ public struct ArchiveOptions: Sendable {
         self.directory = directory
     }
 
-    /// The topics archived, each with its folder name and line format.
+    /// The topics archived, each with its folder name.
     var streams: [ArchiveStream] {
         [
-            ArchiveStream(topic: topics.locations, folder: "locations", format: .value),
-            ArchiveStream(topic: topics.tripCommands, folder: "trip-commands", format: .value),
-            ArchiveStream(topic: topics.geofences, folder: "geofences", format: .keyed),
+            ArchiveStream(topic: topics.locations, folder: "locations"),
+            ArchiveStream(topic: topics.tripCommands, folder: "trip-commands"),
+            ArchiveStream(topic: topics.geofences, folder: "geofences"),
         ]
     }
 }
@@ -46,5 +46,4 @@ struct ArchiveStream: Hashable {
     var topic: String
     /// The folder under the archive root; fixed names, so renamed topics keep the archive's layout.
     var folder: String
-    var format: ArchiveLine.Format
 }

@@ -114,7 +114,7 @@ public final class Archiver {
             open[partition] = file
         }
         let before = file.bytes
-        try file.append(stream.format, record.offset, timestamp: record.timestamp, key: record.key,
+        try file.append(record.offset, timestamp: record.timestamp, key: record.key,
                         value: record.value, now: now)
         summary.records[stream.folder, default: 0] += 1
         summary.bytes += file.bytes - before

@@ -169,20 +169,30 @@ public struct InputProcessor: Sendable {
                                          geofences: inout GeofenceTable, processingTime: UnixMillis?,
                                          into output: inout OutputBatch)
     {
+        switch decodeGeofence(key: key, value: value, source: source, processingTime: processingTime, into: &output) {
+        case let .upsert(geofence)?: geofences.upsert(geofence)
+        case let .delete(id, _, _)?: geofences.remove(id)
+        case nil: break
+        }
+    }
+
+    /// Decodes and counts one geofence-topic record; a bad one becomes a dead letter and nil.
+    public mutating func decodeGeofence(key: [UInt8]?, value: UnsafeRawBufferPointer?, source: RecordSource,
+                                        processingTime: UnixMillis?, into output: inout OutputBatch) -> GeofenceChange?
+    {
         counters.recordsIn += 1
         let keyText = key.map { String(decoding: $0, as: UTF8.self) }
         do {
-            switch try GeofenceDecoder.decode(key: keyText, value: value) {
-            case let .upsert(geofence):
-                geofences.upsert(geofence)
-                counters.geofenceUpserts += 1
-            case let .delete(id, _, _):
-                geofences.remove(id)
-                counters.geofenceDeletes += 1
+            let change = try GeofenceDecoder.decode(key: keyText, value: value)
+            switch change {
+            case .upsert: counters.geofenceUpserts += 1
+            case .delete: counters.geofenceDeletes += 1
             }
+            return change
         } catch {
             deadLetter(error.reason, error.detail, key: key, value: value ?? UnsafeRawBufferPointer(start: nil, count: 0),
                        source: source, at: processingTime ?? fold.streamTime, into: &output)
+            return nil
         }
     }
 

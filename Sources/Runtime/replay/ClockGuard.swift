@@ -12,6 +12,7 @@ struct ClockGuard {
         var fix: Fix
         var bytes: [UInt8]
         var source: RecordSource
+        var key: [UInt8]?
     }
 
     enum Verdict: Equatable {
@@ -45,8 +46,8 @@ struct ClockGuard {
         return ahead ? .confirm : .refute
     }
 
-    mutating func hold(_ fix: Fix, bytes: UnsafeRawBufferPointer, source: RecordSource) {
-        held.append(Held(fix: fix, bytes: Array(bytes), source: source))
+    mutating func hold(_ fix: Fix, bytes: UnsafeRawBufferPointer, source: RecordSource, key: [UInt8]?) {
+        held.append(Held(fix: fix, bytes: Array(bytes), source: source, key: key))
         heldUsers.insert(fix.userId)
     }
 

@@ -28,6 +28,10 @@ public enum ReplayJob {
         var command: TripCommand
         var bytes: [UInt8]
         var line: Int
+        /// The record's Kafka timestamp (ms); unused for files.
+        var timestamp: Int64 = .min
+        /// The record's key; nil for files.
+        var key: [UInt8]? = nil
     }
 
     /// - Parameter progress: called after each chunk of fixes with the fixes file's read progress.
@@ -93,7 +97,8 @@ public enum ReplayJob {
             // History beyond each user's newest inputs lives on disk, as in the service.
             let history = try RocksHistoryStore(directory: historyDirectory + "/partition-\(index)", fresh: true,
                                                 recordsChanges: false)
-            partitions.append(ReplayPartition(index: index, settings: options.settings, history: history))
+            partitions.append(ReplayPartition(index: index, settings: options.settings, history: history,
+                                              geofences: geofences))
         }
         for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
         commands = []
@@ -101,7 +106,6 @@ public enum ReplayJob {
         let threads = ForkJoinThreads(count: max(1, min(options.threads, options.partitions)))
         defer { threads.stop() }
         let block = ReplayBlock(partitioner: partitioner, workers: threads.count)
-        let table = geofences
         // Each block's outputs are written by a thread of their own while the next block is folded.
         // A block's outputs are swapped into `written` (the previous block's, emptied by the writer,
         // whose capacity the partitions then fill again): the writer and the fold never share a buffer.
@@ -125,10 +129,10 @@ public enum ReplayJob {
         let reader = try LineReader(path: options.fixesPath)
         while try reader.nextBatch(into: &block.batch) {
             threads.run { worker in block.decode(worker: worker) }
-            try foldInParallel { $0.fold(block.chunks, geofences: table) }
+            try foldInParallel { $0.fold(block.chunks) }
             progress(reader.progress)
         }
-        try foldInParallel { $0.finish(geofences: table) }
+        try foldInParallel { $0.finish() }
         try writer.wait()
         for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
 

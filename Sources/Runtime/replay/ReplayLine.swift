@@ -15,5 +15,10 @@ struct ReplayLine {
     var content: Content
     /// The line's bytes, pointing into the reader's buffer: valid until the next block is read.
     var bytes: UnsafeRawBufferPointer
+    /// The line number in a file; the Kafka offset of a record of a topic or an archive.
     var number: Int
+    /// The record's Kafka timestamp (ms), the moment of the geofence table it is folded with; unused for files.
+    var timestamp: Int64 = .min
+    /// The record's key (a topic's or an archive's), checked against the userId as `run` checks it; nil for files.
+    var key: [UInt8]? = nil
 }

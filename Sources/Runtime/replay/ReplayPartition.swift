@@ -4,11 +4,16 @@ import LZ4IO
 /// One partition of a replay: the users whose userId hashes to it, with everything one partition
 /// of `tripstream run` has: its own processor (fold, stream time, timers), history store, clock
 /// guard and trip commands, and the outputs of the current block.
+///
+/// Its geofence table is either fixed (a file replay: every geofence before any fix) or follows a
+/// ``GeofenceTimeline`` as the inputs' record timestamps pass its changes (a replay of topics or archives).
 final class ReplayPartition: @unchecked Sendable {
     // Safe: during a fork only the one thread that owns this partition touches it (partition
     // `index` runs on worker `index % threads`); the calling thread reads and clears `output`
     // and reads the rest only between forks, after the join.
     let index: Int
+    /// The Kafka partition named in dead letters (0 for files, whose offsets are line numbers).
+    let sourcePartition: Int32
     var processor: InputProcessor
     var output = OutputBatch(newlineSeparated: true)
     let history: RocksHistoryStore
@@ -19,60 +24,84 @@ final class ReplayPartition: @unchecked Sendable {
     /// The first failure of the history store, reported by the calling thread after the join.
     private(set) var failure: String?
 
-    init(index: Int, settings: FoldSettings, history: RocksHistoryStore) {
+    private var geofences: GeofenceTable
+    private var timeline: GeofenceTimeline.Cursor?
+
+    init(index: Int, settings: FoldSettings, history: RocksHistoryStore, geofences: GeofenceTable,
+         sourcePartition: Int32 = 0, timeline: GeofenceTimeline.Cursor? = nil)
+    {
         self.index = index
+        self.sourcePartition = sourcePartition
         self.history = history
+        self.geofences = geofences
+        self.timeline = timeline
         processor = InputProcessor(settings: settings, history: history)
         clock = ClockGuard(skew: settings.maxClockSkew)
     }
 
     /// Folds this partition's lines of a block, in file order (each chunk's, chunk after chunk),
     /// then places the late inputs and commits the history, as the service does after each poll.
-    func fold(_ chunks: [DecodedChunk], geofences: GeofenceTable) {
+    func fold(_ chunks: [DecodedChunk]) {
         for chunk in chunks {
-            for line in chunk.byPartition[index] { fold(line, geofences: geofences) }
+            for line in chunk.byPartition[index] { fold(line) }
         }
-        flush(geofences: geofences)
+        flush()
+    }
+
+    /// Folds one block of this partition's lines, in order, then settles as after a block of a file.
+    func fold(_ lines: [ReplayLine]) {
+        for line in lines { fold(line) }
+        flush()
     }
 
     /// The end of the input: folds what the clock guard still holds and the commands left.
-    func finish(geofences: GeofenceTable) {
-        releaseHeld(geofences: geofences)
-        deliverCommands(upTo: .max, geofences: geofences)
-        flush(geofences: geofences)
+    func finish() {
+        releaseHeld()
+        deliverCommands(upTo: .max)
+        flush()
     }
 
-    private func fold(_ line: ReplayLine, geofences: GeofenceTable) {
-        let source = RecordSource(topic: ReplayJob.fixesTopic, partition: 0, offset: Int64(line.number))
+    /// Geofences in the table now.
+    var geofenceCount: Int { geofences.count }
+
+    /// Moves the geofence table to the moment of an input with record timestamp `timestamp`.
+    private func advanceGeofences(to timestamp: Int64) {
+        timeline?.advance(to: timestamp, table: &geofences)
+    }
+
+    private func fold(_ line: ReplayLine) {
+        let source = RecordSource(topic: ReplayJob.fixesTopic, partition: sourcePartition, offset: Int64(line.number))
+        advanceGeofences(to: line.timestamp)
         switch line.content {
         case let .tooLong(long):
             ReplayJob.rejectLong(long, topic: ReplayJob.fixesTopic, processor: &processor, output: &output)
         case let .invalid(error):
-            processor.process(.invalid(error), key: nil, value: line.bytes, source: source, geofences: geofences,
+            processor.process(.invalid(error), key: line.key, value: line.bytes, source: source, geofences: geofences,
                               processingTime: nil, into: &output)
         case let .fix(fix):
             processor.counters.recordsIn += 1
             switch clock.judge(fix, streamTime: processor.fold.streamTime) {
             case .fold: break
             case .hold:
-                clock.hold(fix, bytes: line.bytes, source: source)
+                clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
                 return
-            case .confirm: releaseHeld(geofences: geofences)
+            case .confirm: releaseHeld()
             case .refute: rejectHeld()
             }
-            deliverCommands(upTo: fix.createdAt, geofences: geofences)
-            processor.process(fix, key: nil, value: line.bytes, source: source, geofences: geofences,
+            deliverCommands(upTo: fix.createdAt)
+            processor.process(fix, key: line.key, value: line.bytes, source: source, geofences: geofences,
                               processingTime: nil, into: &output)
         }
     }
 
     /// Delivers each command before the first fix of this partition that is not older than it.
-    private func deliverCommands(upTo time: UnixMillis, geofences: GeofenceTable) {
+    private func deliverCommands(upTo time: UnixMillis) {
         while nextCommand < commands.count, commands[nextCommand].command.createdAt <= time {
             let pending = commands[nextCommand]
+            advanceGeofences(to: pending.timestamp)
             pending.bytes.withUnsafeBytes { bytes in
-                processor.process(pending.command, key: nil, value: bytes,
-                                  source: RecordSource(topic: ReplayJob.commandsTopic, partition: 0,
+                processor.process(pending.command, key: pending.key, value: bytes,
+                                  source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,
                                                        offset: Int64(pending.line)),
                                   geofences: geofences, processingTime: nil, into: &output)
             }
@@ -80,11 +109,11 @@ final class ReplayPartition: @unchecked Sendable {
         }
     }
 
-    private func releaseHeld(geofences: GeofenceTable) {
+    private func releaseHeld() {
         for held in clock.takeHeld() {
-            deliverCommands(upTo: held.fix.createdAt, geofences: geofences)
+            deliverCommands(upTo: held.fix.createdAt)
             held.bytes.withUnsafeBytes { bytes in
-                processor.process(held.fix, key: nil, value: bytes, source: held.source, geofences: geofences,
+                processor.process(held.fix, key: held.key, value: bytes, source: held.source, geofences: geofences,
                                   processingTime: nil, into: &output)
             }
         }
@@ -98,12 +127,12 @@ final class ReplayPartition: @unchecked Sendable {
                 processor.reject(
                     .futureTimestamp,
                     "createdAt is \(ahead) s ahead of the stream, which other users' fixes did not follow (a wrong device clock)",
-                    key: nil, value: bytes, source: held.source, processingTime: nil, into: &output)
+                    key: held.key, value: bytes, source: held.source, processingTime: nil, into: &output)
             }
         }
     }
 
-    private func flush(geofences: GeofenceTable) {
+    private func flush() {
         processor.settle(geofences: geofences, processingTime: nil, into: &output)
         do {
             try history.commit()

@@ -1,0 +1,21 @@
+/// Where a replay of history reads (`tripstream replay --brokers` or `--archive`): the geofence topic whole, and
+/// per Kafka partition of the inputs, the records of the replay's time range in offset order, with their Kafka
+/// timestamps.
+protocol ReplayRecordSource {
+    /// The input partitions there are (locations and trip commands are co-partitioned), ascending.
+    var partitions: [Int32] { get }
+
+    /// Every surviving record of the geofences topic.
+    func geofenceRecords() throws -> [GeofenceTimeline.Record]
+
+    /// Records of the range in `partition` of the locations or trip-commands stream, in offset order.
+    func forEachRecord(_ stream: ReplayStream, partition: Int32,
+                       _ body: (_ offset: Int64, _ timestamp: Int64, _ key: [UInt8]?, _ value: UnsafeRawBufferPointer)
+                           throws -> Void)
+        throws
+
+    /// Records of `stream` in the range of `partition`, as far as known before reading (for progress).
+    func recordEstimate(_ stream: ReplayStream, partition: Int32) -> Int64
+}
+
+enum ReplayStream { case fixes, commands }

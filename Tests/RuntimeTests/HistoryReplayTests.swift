@@ -1,0 +1,319 @@
+import Codec
+import Domain
+import Foundation
+import KafkaIO
+import LZ4IO
+@testable import Runtime
+import Testing
+
+@Suite("Replay of the topics", .serialized, .timeLimit(.minutes(5)))
+struct HistoryReplayTests {
+    private static func options(_ cluster: MockCluster, since: Int64 = 0, out: String) -> HistoryReplayOptions {
+        HistoryReplayOptions(source: .brokers(cluster.clientConfiguration), since: since,
+                             destination: .files(directory: out, compressed: false), settings: FoldSettings())
+    }
+
+    private static func contents(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    /// Each partition is folded as `replay --partitions 1` folds a file of its records: the outputs are those
+    /// files' outputs, partition after partition, byte for byte. A selection folds only its partitions.
+    @Test func theOutputsAreAFileReplayOfEachPartitionInTurn() throws {
+        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 4)
+        try harness.publish()
+        _ = try harness.replayedEvents()  // writes <stateRoot>/replay/out-P, each partition's file replay
+        let outputs = ["events", "eta", "dead-letters", "trip-summaries"]
+        func filesReplay(_ partitions: [Int32]) throws -> [Data] {
+            try outputs.map { name in
+                try partitions.reduce(into: Data()) {
+                    $0 += try Self.contents(harness.stateRoot + "/replay/out-\($1)/\(name).ndjson")
+                }
+            }
+        }
+        let out = harness.stateRoot + "/history"
+        let summary = try HistoryReplayJob.run(Self.options(harness.cluster, out: out))
+        #expect(summary.partitions == [0, 1, 2, 3])
+        #expect(summary.replay.fold.fixes + summary.replay.fold.commands == harness.inputCount)
+        let all = try outputs.map { try Self.contents(out + "/\($0).ndjson") }
+        #expect(!all[0].isEmpty)
+        #expect(all == (try filesReplay([0, 1, 2, 3])))
+
+        var compressed = Self.options(harness.cluster, out: harness.stateRoot + "/compressed")
+        compressed.destination = .files(directory: harness.stateRoot + "/compressed", compressed: true)
+        _ = try HistoryReplayJob.run(compressed)
+        var decompressed = Data()
+        try LineReader(path: harness.stateRoot + "/compressed/events.ndjson.lz4").forEachLine(onLineTooLong: { _ in }) {
+            decompressed += Data($0.bytes) + Data([0x0A])
+        }
+        #expect(decompressed == all[0])
+
+        var selected = Self.options(harness.cluster, out: harness.stateRoot + "/selected")
+        selected.partitions = [1, 3]
+        #expect(try HistoryReplayJob.run(selected).partitions == [1, 3])
+        let some = try outputs.map { try Self.contents(harness.stateRoot + "/selected/\($0).ndjson") }
+        #expect(some == (try filesReplay([1, 3])))
+    }
+
+    /// `replay --archive` over what `tripstream archive` copied writes the files `replay --brokers` writes, for all
+    /// partitions, for a selection, and from a --since in the middle (the mock's timestamp search on one side, the
+    /// archive's timestamps on the other).
+    @Test func anArchiveReplaysAsTheTopicsDo() throws {
+        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 6)
+        try harness.publish(fraction: 0...0.5)
+        Thread.sleep(forTimeInterval: 0.05)
+        let middle = WallClock.now()
+        Thread.sleep(forTimeInterval: 0.05)
+        try harness.publish(fraction: 0.5...1)
+        let directory = harness.stateRoot + "/archive"
+        var archive = ArchiveOptions(kafka: harness.cluster.clientConfiguration, directory: directory)
+        archive.untilEnd = true
+        archive.maxRecordsPerFile = 300  // several files per partition
+        _ = try Archiver(options: archive, reader: try Archiver.makeReader(archive), log: { _ in }).run(shouldStop: { false })
+
+        for (since, partitions) in [(Int64(0), nil), (0, [0, 2] as [Int32]?), (middle, nil)] {
+            var outputs: [[Data]] = []
+            for source in [HistoryReplayOptions.Source.brokers(harness.cluster.clientConfiguration), .archive(directory)] {
+                let out = harness.stateRoot + "/out-\(outputs.count)"
+                var options = HistoryReplayOptions(source: source, since: since,
+                                                   destination: .files(directory: out, compressed: false),
+                                                   settings: FoldSettings())
+                options.partitions = partitions
+                let summary = try HistoryReplayJob.run(options)
+                #expect(summary.partitions == partitions ?? [0, 1, 2, 3])
+                #expect(summary.replay.fold.fixes > 0)
+                outputs.append(try ["events", "eta", "dead-letters", "trip-summaries"].map {
+                    try Self.contents(out + "/\($0).ndjson")
+                })
+            }
+            #expect(!outputs[0][0].isEmpty)
+            #expect(outputs[0] == outputs[1], "since \(since), partitions \(partitions ?? [])")
+        }
+    }
+
+    /// A replay of history reads with an assign-based reader: the service's committed offsets, its changelog
+    /// and its output topics are exactly as they were.
+    @Test func theServicesOffsetsChangelogAndOutputsAreUntouched() throws {
+        let harness = try KafkaRuntimeHarness(users: 8, geofences: 10, minutes: 3)
+        try harness.publish()
+        let service = harness.start(instance: "a")
+        #expect(harness.waitUntilConsumed([service], atLeast: harness.inputCount))
+        #expect(service.halt())
+        let topics = harness.topics
+        let inputs = topics.inputs.flatMap { topic in
+            (0..<KafkaRuntimeHarness.partitions).map { TopicPartition(topic: topic, partition: $0) }
+        }
+        let written = ([topics.stateChangelog] + topics.outputs).flatMap { topic in
+            (0..<KafkaRuntimeHarness.partitions).map { TopicPartition(topic: topic, partition: $0) }
+        }
+        // The mock keeps no offsets committed in a transaction (TxnOffsetCommit), and refuses plain commits to the
+        // group of a live static member: the service's group here is "tripstream", the default, with offsets
+        // committed the plain way.
+        func consumer(group: String) throws -> KafkaConsumer {
+            var configuration = harness.cluster.clientConfiguration
+            configuration["group.id"] = group
+            return try KafkaConsumer(configuration: configuration)
+        }
+        let committer = try consumer(group: "tripstream")
+        try committer.commit(inputs.enumerated().map { TopicPartitionOffset($0.element, offset: Int64($0.offset + 1)) })
+        try committer.close()
+        func snapshot() throws -> (committed: [TopicPartition: Int64], own: [TopicPartition: Int64],
+                                   ends: [TopicPartition: Int64])
+        {
+            let service = try consumer(group: "tripstream"), replay = try consumer(group: "tripstream-replay")
+            let probe = try KafkaReader(configuration: harness.cluster.clientConfiguration)
+            defer {
+                try? service.close()
+                try? replay.close()
+                try? probe.close()
+            }
+            return (try service.committed(inputs, timeout: .seconds(10)), try replay.committed(inputs, timeout: .seconds(10)),
+                    try probe.endOffsets(written, timeout: .seconds(10)))
+        }
+        let before = try snapshot()
+        #expect(before.committed.count == inputs.count)
+        #expect(before.ends.values.reduce(0, +) > 0)
+
+        let summary = try HistoryReplayJob.run(Self.options(harness.cluster, out: harness.stateRoot + "/history"))
+        #expect(summary.replay.fold.events > 0)
+        // To topics under a prefix: created, filled with the same events; an empty prefix is refused.
+        var sandbox = Self.options(harness.cluster, out: "")
+        sandbox.destination = .topics(prefix: "sandbox.", kafka: harness.cluster.clientConfiguration)
+        sandbox.stateDirectory = harness.stateRoot + "/sandbox-history"
+        _ = try HistoryReplayJob.run(sandbox)
+        sandbox.destination = .topics(prefix: "", kafka: harness.cluster.clientConfiguration)
+        #expect(throws: ReplayError.self) { try HistoryReplayJob.run(sandbox) }
+        let after = try snapshot()
+        #expect(after.committed == before.committed)
+        #expect(after.own.isEmpty, "the replay's own group id commits nothing either")
+        #expect(after.ends == before.ends)
+
+        let probe = try KafkaReader(configuration: harness.cluster.clientConfiguration)
+        defer { try? probe.close() }
+        let sandboxEvents = try probe.endOffsets(
+            (0..<KafkaRuntimeHarness.partitions).map { TopicPartition(topic: "sandbox." + topics.events, partition: $0) },
+            timeout: .seconds(10))
+        let lines = try String(contentsOfFile: harness.stateRoot + "/history/events.ndjson", encoding: .utf8)
+            .split(separator: "\n").count
+        #expect(sandboxEvents.values.reduce(0, +) == Int64(lines))
+    }
+
+    /// --since and --until select records by Kafka timestamp, and the geofence table is the one in force at each
+    /// record's timestamp: a geofence published at 5.5 s is entered by the first fix stamped after it.
+    @Test func sinceUntilAndTheGeofenceTableFollowRecordTimestamps() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        let topics = Topics()
+        for topic in [topics.locations, topics.tripCommands, topics.geofences] { try cluster.createTopic(topic, partitions: 1) }
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        let geofence = #"{"tag":"store","externalId":"s1","description":"S1","type":"circle","coordinates":[-8.61,41.15],"radius":100,"enabled":true}"#
+        try producer.produce(topic: topics.geofences, key: Array("store/s1".utf8), value: Array(geofence.utf8),
+                             timestamp: 5_500)
+        for second in 1...10 {
+            let fix = #"{"userId":"u1","createdAt":"2026-01-05T08:00:0\#(second - 1).000Z","latitude":41.15,"longitude":-8.61,"accuracy":10,"deviceId":"d1"}"#
+            try producer.produce(topic: topics.locations, key: Array("u1".utf8), value: Array(fix.utf8),
+                                 timestamp: Int64(second) * 1_000)
+        }
+        #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
+        let root = NSTemporaryDirectory() + "tripstream-history-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+
+        func entered(since: Int64, until: Int64? = nil) throws -> (fixes: Int, entries: [String]) {
+            var options = Self.options(cluster, since: since, out: root + "/\(since)")
+            options.until = until
+            let summary = try HistoryReplayJob.run(options)
+            let text = try String(contentsOfFile: root + "/\(since)/events.ndjson", encoding: .utf8)
+            let entries = try text.split(separator: "\n").map { try EventDecoder.decode(Array($0.utf8)).event }
+                .filter { $0.type == .enteredGeofence }.map { RFC3339.string($0.createdAt) }
+            return (summary.replay.fold.fixes, entries)
+        }
+        // Fix n (n = 1…10) is stamped n s and created at 08:00:0(n-1).
+        #expect(try entered(since: 0) == (10, ["2026-01-05T08:00:05.000Z"]))
+        #expect(try entered(since: 3_000, until: 8_000) == (5, ["2026-01-05T08:00:05.000Z"]))
+        #expect(try entered(since: 3_001, until: 8_001) == (5, ["2026-01-05T08:00:05.000Z"]))
+        #expect(try entered(since: 7_000) == (4, ["2026-01-05T08:00:06.000Z"]))
+        #expect(try entered(since: 11_000) == (0, []))
+    }
+
+    /// Record keys are checked as `run` checks them: a fix or a trip command keyed by another user than its own
+    /// is dead-lettered `key_mismatch`, naming its partition and offset, from the topics and from an archive.
+    @Test func recordsKeyedByAnotherUserAreDeadLettered() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        let topics = Topics()
+        for topic in [topics.locations, topics.tripCommands, topics.geofences] { try cluster.createTopic(topic, partitions: 1) }
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        for (second, key) in [(0, "u1"), (1, "u2"), (2, "u1")] {
+            let fix = #"{"userId":"u1","createdAt":"2026-01-05T08:00:0\#(second).000Z","latitude":41.15,"longitude":-8.61,"accuracy":10}"#
+            try producer.produce(topic: topics.locations, key: Array(key.utf8), value: Array(fix.utf8))
+        }
+        let command = #"{"type":"start","userId":"u1","createdAt":"2026-01-05T08:00:00.500Z","trip":{"externalId":"t1","destinationGeofenceTag":"store","destinationGeofenceExternalId":"s1"}}"#
+        try producer.produce(topic: topics.tripCommands, key: Array("u3".utf8), value: Array(command.utf8))
+        #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
+        let root = NSTemporaryDirectory() + "tripstream-keys-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var archive = ArchiveOptions(kafka: cluster.clientConfiguration, directory: root + "/archive")
+        archive.untilEnd = true
+        _ = try Archiver(options: archive, reader: try Archiver.makeReader(archive), log: { _ in }).run(shouldStop: { false })
+
+        for source in [HistoryReplayOptions.Source.brokers(cluster.clientConfiguration), .archive(root + "/archive")] {
+            let out: String
+            switch source {
+            case .brokers: out = root + "/from-topics"
+            case .archive: out = root + "/from-archive"
+            }
+            let summary = try HistoryReplayJob.run(HistoryReplayOptions(
+                source: source, since: 0, destination: .files(directory: out, compressed: false),
+                settings: FoldSettings()))
+            #expect(summary.replay.fold.fixes == 2)
+            #expect(summary.replay.processor.deadLetters[.keyMismatch] == 2)
+            let letters = try String(contentsOfFile: out + "/dead-letters.ndjson", encoding: .utf8).split(separator: "\n")
+            #expect(letters.count == 2)
+            #expect(letters.allSatisfy { $0.contains("key_mismatch") })
+            #expect(letters.contains { $0.contains(topics.locations) && $0.contains("\"offset\":1") })
+            #expect(letters.contains { $0.contains(topics.tripCommands) && $0.contains("\"offset\":0") })
+        }
+    }
+
+    /// Keys whose earliest surviving record is later than the start, with offsets missing before it in their
+    /// partition, are reported: what the table held for them before is lost. A partition that lost nothing
+    /// before a key's first record says the key did not exist.
+    @Test func compactionLossesAreTheKeysFirstSeenAfterMissingOffsets() {
+        let value = Array(#"{"tag":"a","externalId":"1","type":"circle","coordinates":[0,0],"radius":10}"#.utf8)
+        func record(_ partition: Int32, _ offset: Int64, _ timestamp: Int64, _ key: String) -> GeofenceTimeline.Record {
+            GeofenceTimeline.Record(timestamp: timestamp, partition: partition, offset: offset,
+                                    key: Array(key.utf8), value: key == "a/1" ? value : nil)
+        }
+        var processor = InputProcessor(settings: FoldSettings())
+        var output = OutputBatch(newlineSeparated: true)
+        let timeline = GeofenceTimeline(
+            records: [record(0, 0, 50, "b/early"), record(0, 1, 200, "b/new"), record(1, 3, 300, "a/1"),
+                      record(1, 4, 400, "b/late")],
+            start: 100, topic: "geofences", processor: &processor, output: &output)
+        #expect(timeline.unknownBefore.map(\.key) == ["a/1", "b/late"])
+        #expect(timeline.changes.map(\.timestamp) == [50, 200, 300, 400])
+        var cursor = GeofenceTimeline.Cursor(timeline)
+        var table = GeofenceTable()
+        cursor.advance(to: 299, table: &table)
+        #expect(table.count == 0)
+        cursor.advance(to: 300, table: &table)
+        #expect(table.count == 1)
+    }
+
+    /// Records are cut into the blocks `LineReader` hands out for a plain file of their lines.
+    @Test func blocksAreTheLineReadersBatchesOfTheSameLines() throws {
+        var generator = SystemRandomNumberGenerator()
+        let lines = (0..<20_000).map { index in
+            Array(String(repeating: "x", count: Int.random(in: 1...400, using: &generator)).utf8) + Array("\(index)".utf8)
+        }
+        let path = NSTemporaryDirectory() + "tripstream-blocks-\(UUID().uuidString).ndjson"
+        defer { unlink(path) }
+        _ = try NDJSONFile.write(lines, to: path)
+        var expected: [Int] = []
+        let reader = try LineReader(path: path)
+        var batch = LineBatch()
+        while try reader.nextBatch(into: &batch) { expected.append(batch.count) }
+        #expect(expected.count > 1)
+
+        let cutter = LineBlockCutter()
+        var blocks: [Int] = []
+        for (index, line) in lines.enumerated() {
+            if cutter.endsBlock(before: line.count) {
+                blocks.append(cutter.lines().count)
+                cutter.removeAll()
+            }
+            line.withUnsafeBytes { cutter.append($0, key: nil, offset: Int64(index), timestamp: 0) }
+        }
+        blocks.append(cutter.lines().count)
+        #expect(blocks == expected)
+    }
+
+    /// What the archiver writes reads back: offset, timestamp, key unescaped, value as written (null: nil).
+    @Test func archiveLinesReadBack() {
+        var buffer: [UInt8] = []
+        ArchiveLine.append(offset: 42, timestamp: -1, key: Array("q\"uo\\te".utf8), value: Array("{\"a\":\n1}".utf8),
+                           to: &buffer)
+        ArchiveLine.append(offset: 7, timestamp: 1_780_444_800_000, key: nil, value: [], to: &buffer)
+        let lines = buffer.split(separator: UInt8(ascii: "\n")).map(Array.init)
+        #expect(lines.count == 2)
+        lines[0].withUnsafeBytes { bytes in
+            let line = ArchiveLine.parse(bytes)
+            #expect(line?.offset == 42 && line?.timestamp == -1)
+            #expect(line?.keyBytes == Array("q\"uo\\te".utf8))
+            #expect(line?.value.map { Array($0) } == Array("{\"a\": 1}".utf8))
+        }
+        lines[1].withUnsafeBytes { bytes in
+            let line = ArchiveLine.parse(bytes)
+            #expect(line?.offset == 7 && line?.timestamp == 1_780_444_800_000)
+            #expect(line?.keyBytes == nil && line?.value == nil)
+        }
+        for bad in ["", "{}", "{\"offset\":1,\"timestamp\":2,\"key\":null}", "{\"offset\":1,\"key\":null,\"value\":{}}", "{\"n\":1}"] {
+            Array(bad.utf8).withUnsafeBytes { #expect(ArchiveLine.parse($0) == nil) }
+        }
+    }
+
+    @Test func partitionSelectionsAreListsAndRanges() throws {
+        #expect(try PartitionSelection.parse("0-5") == [0, 1, 2, 3, 4, 5])
+        #expect(try PartitionSelection.parse("3") == [3])
+        #expect(try PartitionSelection.parse("4-6,0,2,5") == [0, 2, 4, 5, 6])
+        for bad in ["", "a", "3-1", "-2", "1,,2", "1-2-3"] {
+            #expect(throws: ReplayError.self) { try PartitionSelection.parse(bad) }
+        }
+    }
+}
