@@ -55,4 +55,48 @@ import Testing
         }
         #expect(checked > 2_000, "the points fall inside geofences")
     }
+
+    /// The shapes holding a point, from the index's own copy of each shape (circles inline,
+    /// polygons' rings in one flat array), equal the geometry's exact test over every enabled
+    /// geofence, to the bit, after most polygons were removed (their rings compacted) and some
+    /// were inserted again, and with some geofences disabled.
+    @Test func containingEqualsTheGeometryAfterCompaction() {
+        let center = Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)
+        var geofences = Self.denseTable(seed: 5, count: 6_000, center: center).enumerated().map { index, geofence in
+            index % 11 == 0
+                ? Geofence(tag: geofence.tag, externalId: geofence.externalId, shape: geofence.shape, enabled: false)
+                : geofence
+        }
+        var table = GeofenceTable(geofences)
+        // Two thirds removed: the removed polygons' values outweigh the live ones, so the rings are
+        // compacted (at least once); then a sixth inserted again, at new offsets.
+        for index in geofences.indices where index % 3 != 0 { table.remove(geofences[index].id) }
+        for index in stride(from: 1, to: geofences.count, by: 6) { table.upsert(geofences[index]) }
+        geofences = table.all
+        #expect(geofences.contains { if case .polygon = $0.shape { true } else { false } })
+        var random = SeededRandom(seed: 5)
+        var checked = 0
+        for _ in 0..<2_000 {
+            let anchor = geofences[Int.random(in: 0..<geofences.count, using: &random)].geometry.boundingBox
+            let point = Coordinate(
+                latitudeE7: Int32.random(in: (anchor.minLatE7 - 3_000)...(anchor.maxLatE7 + 3_000), using: &random),
+                longitudeE7: Int32.random(in: (anchor.minLngE7 - 3_000)...(anchor.maxLngE7 + 3_000), using: &random))
+            var expected: [GeofenceID: [UInt64]] = [:]
+            for geofence in geofences where geofence.enabled {
+                let distance = geofence.geometry.signedDistance(to: point)
+                if distance <= 0 {
+                    expected[geofence.id] = [distance.bitPattern, geofence.geometry.characteristicRadius.bitPattern]
+                }
+            }
+            var found: [GeofenceID: [UInt64]] = [:]
+            table.forEachContaining(point) { id, slot, distance, radius, hasFoldOptions in
+                #expect(table.geofence(atSlot: slot)?.id == id)
+                #expect(table.geofence(atSlot: slot)?.hasFoldOptions == hasFoldOptions)
+                found[id] = [distance.bitPattern, radius.bitPattern]
+            }
+            #expect(found == expected)
+            checked += expected.count
+        }
+        #expect(checked > 1_000, "the points fall inside geofences")
+    }
 }

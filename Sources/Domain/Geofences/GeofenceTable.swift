@@ -114,17 +114,15 @@ public struct GeofenceTable: Sendable {
     }
 
     /// Every enabled geofence whose shape holds `point` (signed distance ≤ 0, the exact test of
-    /// `GeofenceGeometry.signedDistance`): its id, slot, that distance, its characteristic
-    /// radius and whether it has fold options (`Geofence.hasFoldOptions`). Circles are tested from the index's entries, without touching geofence objects.
+    /// `GeofenceGeometry.signedDistance`): its id, slot, that distance, its characteristic radius
+    /// and whether it has fold options (`Geofence.hasFoldOptions`). Shapes are tested from the
+    /// index's entries, without touching geofence objects.
     public func forEachContaining(
         _ point: Coordinate,
         _ body: (_ id: GeofenceID, _ slot: Int32, _ signedDistance: Double, _ characteristicRadius: Double,
                  _ hasFoldOptions: Bool) -> Void
     ) {
-        let storage = self.storage
-        storage.slots.withUnsafeBufferPointer { slots in
-            storage.grid.forEachContaining(point, slots: slots, body)
-        }
+        storage.grid.forEachContaining(point, body)
     }
 
     /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).

@@ -40,134 +40,183 @@ public struct SpatialGrid: Sendable {
         }
     }
 
-    /// What a lookup needs of a geofence beyond its box, inline: id, enabled and fold-options flags, and for a circle
-    /// its center and radius. A circle is tested exactly without touching the geofence object (a
-    /// cache miss each, which made a lookup in a large table slower than in a small one). 32 bytes.
+    /// What a lookup needs of a geofence beyond its box, inline: id, enabled and fold-options flags, for a circle its
+    /// center and radius, for a polygon its frame's origin and where its rings are in `rings`. A
+    /// shape is tested exactly without touching the geofence object (a cache miss each, which made
+    /// a lookup in a large table slower than in a small one). 40 bytes.
     struct Entry: Sendable {
         var id: GeofenceID
-        /// A circle's center; unused for other shapes.
+        /// A circle's center; a polygon's frame origin.
         var center: Coordinate
-        /// A circle's radius, meters; NaN for other shapes (tested through the geofence object).
+        /// A circle's radius, meters; NaN for a polygon.
         var radius: Double
         var slot: Int32
+        /// A polygon's offset in `SpatialGrid.rings`; -1 for a circle.
+        var ringsAt: Int32
         var enabled: Bool
-        /// `Geofence.hasFoldOptions`: the fold reads the geofence object too (in the padding: still 32 bytes).
+        /// `Geofence.hasFoldOptions`: the fold reads the geofence object too (in the padding: still 40 bytes).
         var hasFoldOptions: Bool
 
-        init(slot: Int32, geofence: Geofence) {
+        init(slot: Int32, geofence: Geofence, ringsAt: Int32) {
             self.id = geofence.id
             self.slot = slot
             self.enabled = geofence.enabled
             self.hasFoldOptions = geofence.hasFoldOptions
-            if case let .circle(center, radius) = geofence.geometry.prepared {
+            self.ringsAt = ringsAt
+            switch geofence.geometry.prepared {
+            case let .circle(center, radius):
                 self.center = center
                 self.radius = radius
-            } else {
+            case let .polygon(frame, _):
+                self.center = frame.origin
+                self.radius = .nan
+            case .inert:  // never indexed: its box is empty
                 self.center = Coordinate(latitudeE7: 0, longitudeE7: 0)
                 self.radius = .nan
             }
         }
     }
 
-    /// The geofences of a cell: their boxes, scanned on every lookup, apart from their entries,
-    /// read only for a box holding the point (`boxes[i]` belongs to `entries[i]`).
+    /// A box and what a lookup needs of its geofence, side by side (48 bytes): a list of them is
+    /// read front to back, one stream of cache lines, instead of a box array, an index list and an
+    /// entry array apart (three dependent misses and scattered lines per lookup in a large table).
+    struct Item: Sendable {
+        var box: CellBox
+        var entry: Entry
+    }
+
+    /// The geofences of a cell, as items in one contiguous array.
     ///
-    /// A cell holding more than `splitThreshold` geofences (a dense district) also lists, for each
-    /// of its `subdivisions`² sub-cells, the indices of the boxes overlapping it, so a lookup there
-    /// tests a sub-cell's short list of this cell's boxes instead of all of them. The boxes and
-    /// entries stay once per cell, contiguous: a split costs 4 bytes per (box, sub-cell) pair, and
-    /// only in dense cells; a sparse cell pays for an empty `sub`.
+    /// A cell holding more than `splitThreshold` geofences (a dense district) is split: `items`
+    /// then holds the lists of its `subdivisions`² sub-cells (row-major: latitude, then longitude)
+    /// one after another, each with a copy of every item whose box overlaps that sub-cell, and
+    /// `ends` where each list ends. A lookup there scans one short contiguous list; the copies cost
+    /// memory only in dense cells (about 6 per geofence at the dense city's sizes).
     struct Cell: Sendable {
-        var boxes: [CellBox] = []
-        var entries: [Entry] = []
-        /// Empty, or per sub-cell (row-major: latitude, then longitude) the indices into `boxes`
-        /// of the boxes overlapping it, ascending.
-        var sub: [[UInt32]] = []
+        static let subCells = SpatialGrid.subdivisions * SpatialGrid.subdivisions
+
+        var items: [Item] = []
+        /// Split cells: the end of each sub-cell's list in `items`.
+        var ends = InlineArray<16, UInt32>(repeating: 0)
+        var isSplit = false
+        /// Geofence boxes in the cell (a split cell's `items` holds copies).
+        private(set) var boxCount = 0
 
         /// Appends to a cell that is never split (the oversized list).
         mutating func append(_ box: CellBox, _ entry: Entry) {
-            boxes.append(box)
-            entries.append(entry)
+            items.append(Item(box: box, entry: entry))
+            boxCount += 1
         }
 
         /// Appends to the grid cell with lower corner `origin` (in 10⁻⁷ degrees), splitting it
         /// when it grows past `splitThreshold`.
         mutating func append(_ box: CellBox, _ entry: Entry, originLatE7: Int64, originLngE7: Int64) {
-            append(box, entry)
-            if !sub.isEmpty {
-                list(boxes.count - 1, originLatE7: originLatE7, originLngE7: originLngE7)
-            } else if boxes.count > SpatialGrid.splitThreshold {
-                split(originLatE7: originLatE7, originLngE7: originLngE7)
+            guard isSplit else {
+                append(box, entry)
+                if boxCount > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
+                return
+            }
+            boxCount += 1
+            let item = Item(box: box, entry: entry)
+            let cover = Self.subCells(of: box, originLatE7: originLatE7, originLngE7: originLngE7)
+            for row in cover.rows {
+                for column in cover.columns {
+                    // At the end of the sub-cell's list; the lists after it move up by one.
+                    let subCell = row * SpatialGrid.subdivisions + column
+                    items.insert(item, at: Int(ends[subCell]))
+                    for later in subCell..<Self.subCells { ends[later] += 1 }
+                }
             }
         }
 
-        private mutating func split(originLatE7: Int64, originLngE7: Int64) {
-            sub = Array(repeating: [], count: SpatialGrid.subdivisions * SpatialGrid.subdivisions)
-            for index in boxes.indices { list(index, originLatE7: originLatE7, originLngE7: originLngE7) }
-        }
-
-        /// Adds `boxes[index]` to the lists of the sub-cells it overlaps (clipped to the cell).
-        private mutating func list(_ index: Int, originLatE7: Int64, originLngE7: Int64) {
+        /// The sub-cells a box overlaps (clipped to the cell).
+        private static func subCells(of box: CellBox, originLatE7: Int64, originLngE7: Int64)
+            -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>)
+        {
             func subIndex(_ e7: Int64, origin: Int64) -> Int {
                 let offset = e7 - origin
                 if offset < 0 { return 0 }
                 return min(Int(offset / SpatialGrid.subCellSizeE7), SpatialGrid.subdivisions - 1)
             }
-            let box = boxes[index]
             let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
-            let rows = subIndex(minLat, origin: originLatE7)...subIndex(minLat + Int64(box.latSpan), origin: originLatE7)
-            let columns =
-                subIndex(minLng, origin: originLngE7)...subIndex(minLng + Int64(box.lngSpan), origin: originLngE7)
-            for row in rows {
-                for column in columns { sub[row * SpatialGrid.subdivisions + column].append(UInt32(index)) }
-            }
+            return (subIndex(minLat, origin: originLatE7)...subIndex(minLat + Int64(box.latSpan), origin: originLatE7),
+                    subIndex(minLng, origin: originLngE7)...subIndex(minLng + Int64(box.lngSpan), origin: originLngE7))
         }
 
-        /// Removes `slot`'s boxes; a split cell (lower corner `origin`) lists its sub-cells again.
-        mutating func remove(slot: Int32, originLatE7: Int64 = 0, originLngE7: Int64 = 0) {
-            var i = 0
-            var removed = false
-            while i < entries.count {
-                if entries[i].slot == slot {
-                    entries.remove(at: i)
-                    boxes.remove(at: i)
-                    removed = true
-                } else {
-                    i += 1
+        /// Lists the cell's (distinct, unsplit) items per sub-cell.
+        private mutating func split(originLatE7: Int64, originLngE7: Int64) {
+            let distinct = items
+            items = []
+            items.reserveCapacity(distinct.count * 4)
+            for subCell in 0..<Self.subCells {
+                let row = subCell / SpatialGrid.subdivisions, column = subCell % SpatialGrid.subdivisions
+                for item in distinct {
+                    let cover = Self.subCells(of: item.box, originLatE7: originLatE7, originLngE7: originLngE7)
+                    if cover.rows.contains(row), cover.columns.contains(column) { items.append(item) }
                 }
+                ends[subCell] = UInt32(items.count)
             }
-            if removed, !sub.isEmpty { split(originLatE7: originLatE7, originLngE7: originLngE7) }
+            isSplit = true
         }
 
-        /// Calls `body` with the entry of every box holding the point.
+        /// Removes `slot`'s box (a cell holds at most one box of a geofence), from every list of a split cell.
+        /// - Returns: the entry removed, if any.
+        mutating func remove(slot: Int32) -> Entry? {
+            let removed = items.first { $0.entry.slot == slot }?.entry
+            guard isSplit else {
+                let before = items.count
+                items.removeAll { $0.entry.slot == slot }
+                boxCount -= before - items.count
+                return removed
+            }
+            var kept: [Item] = []
+            kept.reserveCapacity(items.count)
+            var start = 0
+            for subCell in 0..<Self.subCells {
+                for item in items[start..<Int(ends[subCell])] where item.entry.slot != slot { kept.append(item) }
+                start = Int(ends[subCell])
+                ends[subCell] = UInt32(kept.count)
+            }
+            if kept.count < items.count { boxCount -= 1 }
+            items = kept
+            return removed
+        }
+
+        /// Moves the polygons' offsets in `rings` after a compaction.
+        mutating func moveRings(_ offsets: [Int32: Int32]) {
+            for index in items.indices where items[index].entry.ringsAt >= 0 {
+                items[index].entry.ringsAt = offsets[items[index].entry.ringsAt]!
+            }
+        }
+
+        /// Calls `body` with the entry of every item in `range` whose box holds the point.
+        @inline(__always)
+        private func forEach(in range: Range<Int>, holding point: Coordinate, _ body: (Entry) -> Void) {
+            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
+            items.withUnsafeBufferPointer { items in
+                for i in range where items[i].box.contains(latE7: lat, lngE7: lng) { body(items[i].entry) }
+            }
+        }
+
+        /// Calls `body` with the entry of every box holding the point (a cell never split).
         @inline(__always)
         func forEachInList(holding point: Coordinate, _ body: (Entry) -> Void) {
-            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
-            boxes.withUnsafeBufferPointer { boxes in
-                entries.withUnsafeBufferPointer { entries in
-                    for i in 0..<boxes.count where boxes[i].contains(latE7: lat, lngE7: lng) { body(entries[i]) }
-                }
-            }
+            forEach(in: 0..<items.count, holding: point, body)
         }
 
         /// Calls `body` with the entry of every box holding the point, which lies in this grid cell
         /// (lower corner `origin`).
         @inline(__always)
         func forEach(holding point: Coordinate, originLatE7: Int64, originLngE7: Int64, _ body: (Entry) -> Void) {
-            if sub.isEmpty {
+            guard isSplit else {
                 forEachInList(holding: point, body)
                 return
             }
-            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
-            let row = Int((lat - originLatE7) / SpatialGrid.subCellSizeE7)
-            let column = Int((lng - originLngE7) / SpatialGrid.subCellSizeE7)
-            sub[row * SpatialGrid.subdivisions + column].withUnsafeBufferPointer { list in
-                boxes.withUnsafeBufferPointer { boxes in
-                    entries.withUnsafeBufferPointer { entries in
-                        for i in list where boxes[Int(i)].contains(latE7: lat, lngE7: lng) { body(entries[Int(i)]) }
-                    }
-                }
-            }
+            let row = Int((Int64(point.latitudeE7) - originLatE7) / SpatialGrid.subCellSizeE7)
+            let column = Int((Int64(point.longitudeE7) - originLngE7) / SpatialGrid.subCellSizeE7)
+            let subCell = row * SpatialGrid.subdivisions + column
+            let start = subCell == 0 ? 0 : Int(ends[subCell - 1])
+            forEach(in: start..<Int(ends[subCell]), holding: point, body)
         }
     }
 
@@ -176,6 +225,8 @@ public struct SpatialGrid: Sendable {
     private var cells: [Cell] = []
     /// Shapes spanning too many cells, one box per part (a box crossing the antimeridian has two).
     private(set) var oversized = Cell()
+    /// The polygons' rings, where their entries point.
+    private var rings = PolygonRings()
 
     public init() {}
 
@@ -208,7 +259,7 @@ public struct SpatialGrid: Sendable {
     public mutating func insert(slot: Int32, geofence: Geofence) {
         let box = geofence.geometry.boundingBox
         guard let range = Self.cellRanges(box) else { return }
-        let entry = Entry(slot: slot, geofence: geofence)
+        let entry = Entry(slot: slot, geofence: geofence, ringsAt: rings.append(geofence.geometry))
         let parts = box.parts
         if Self.cellCount(range) > Self.maxCellsPerShape {
             for part in parts { oversized.append(CellBox(part), entry) }
@@ -237,21 +288,36 @@ public struct SpatialGrid: Sendable {
 
     public mutating func remove(slot: Int32, box: BoundingBox) {
         guard let range = Self.cellRanges(box) else { return }
+        var removed: Entry?
         if Self.cellCount(range) > Self.maxCellsPerShape {
-            oversized.remove(slot: slot)
-            return
-        }
-        for lat in range.lat {
-            for lngRange in range.lng {
-                for lng in lngRange {
-                    // An emptied cell keeps its (empty) lists: cells are few and reused by later upserts.
-                    if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))] {
-                        cells[Int(index)].remove(slot: slot, originLatE7: lat * Self.cellSizeE7,
-                                                 originLngE7: lng * Self.cellSizeE7)
+            removed = oversized.remove(slot: slot)
+        } else {
+            for lat in range.lat {
+                for lngRange in range.lng {
+                    for lng in lngRange {
+                        // An emptied cell keeps its (empty) lists: cells are few and reused by later upserts.
+                        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))],
+                            let entry = cells[Int(index)].remove(slot: slot)
+                        {
+                            removed = entry
+                        }
                     }
                 }
             }
         }
+        if let ringsAt = removed?.ringsAt, ringsAt >= 0, rings.remove(at: ringsAt) { compactRings() }
+    }
+
+    /// Copies the live polygons' rings to a new array and points their entries there.
+    private mutating func compactRings() {
+        var live: [Int32] = []
+        for cell in cells + [oversized] {
+            for item in cell.items where item.entry.ringsAt >= 0 { live.append(item.entry.ringsAt) }
+        }
+        let compaction = rings.compacted(keeping: live)
+        rings = compaction.rings
+        for index in cells.indices { cells[index].moveRings(compaction.offsets) }
+        oversized.moveRings(compaction.offsets)
     }
 
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
@@ -267,36 +333,35 @@ public struct SpatialGrid: Sendable {
     }
 
     /// Calls `body` with every enabled geofence whose shape holds `point` (signed distance ≤ 0): its
-    /// id, slot, signed distance, characteristic radius and `hasFoldOptions`. A circle is tested from its entry;
-    /// another shape through `slots`, the table's geofences. Order: as `forEachCandidate`.
-    /// - Complexity: one hash probe plus a box test per geofence of the (sub-)cell; a geofence object is
-    ///   touched only for a polygon whose box holds the point.
+    /// id, slot, signed distance, characteristic radius and `hasFoldOptions`, each shape tested from its entry (a
+    /// polygon with its rings in `rings`). Order: as `forEachCandidate`.
+    /// - Complexity: one hash probe plus a box test per geofence of the (sub-)cell; no geofence object
+    ///   is touched.
     @inline(__always)
-    func forEachContaining(
-        _ point: Coordinate, slots: UnsafeBufferPointer<Geofence?>,
-        _ body: (GeofenceID, Int32, Double, Double, Bool) -> Void
-    ) {
-        @inline(__always)
-        func test(_ entry: Entry) {
-            guard entry.enabled else { return }
-            if !entry.radius.isNaN {
-                // The same expression as `GeofenceGeometry.signedDistance`, so the same bits.
-                let distance = Geodesy.distance(entry.center, point) - entry.radius
-                if distance <= 0 { body(entry.id, entry.slot, distance, entry.radius, entry.hasFoldOptions) }
-            } else if let geofence = slots[Int(entry.slot)] {
-                let distance = geofence.geometry.signedDistance(to: point)
-                if distance <= 0 {
-                    body(entry.id, entry.slot, distance, geofence.geometry.characteristicRadius, entry.hasFoldOptions)
+    func forEachContaining(_ point: Coordinate, _ body: (GeofenceID, Int32, Double, Double, Bool) -> Void) {
+        rings.values.withUnsafeBufferPointer { rings in
+            @inline(__always)
+            func test(_ entry: Entry) {
+                guard entry.enabled else { return }
+                if entry.ringsAt < 0 {
+                    // The same expression as `GeofenceGeometry.signedDistance`, so the same bits.
+                    let distance = Geodesy.distance(entry.center, point) - entry.radius
+                    if distance <= 0 { body(entry.id, entry.slot, distance, entry.radius, entry.hasFoldOptions) }
+                } else {
+                    let polygon = PolygonRings.signedDistance(rings, at: entry.ringsAt, origin: entry.center, to: point)
+                    if polygon.distance <= 0 {
+                        body(entry.id, entry.slot, polygon.distance, polygon.radius, entry.hasFoldOptions)
+                    }
                 }
             }
-        }
-        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
-        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
-            cells.withUnsafeBufferPointer { cells in
-                cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                          originLngE7: lngCell * Self.cellSizeE7, test)
+            let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
+            if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
+                cells.withUnsafeBufferPointer { cells in
+                    cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                              originLngE7: lngCell * Self.cellSizeE7, test)
+                }
             }
+            oversized.forEachInList(holding: point, test)
         }
-        oversized.forEachInList(holding: point, test)
     }
 }

@@ -44,6 +44,12 @@ public struct LocalFrame: Sendable, Equatable {
         self.metersPerLngE7 = Geodesy.metersPerDegree * 1e-7 * cos(origin.latitude * Double.pi / 180)
     }
 
+    /// A frame whose scale was computed before (by `init(origin:)` for this origin).
+    init(origin: Coordinate, metersPerLngE7: Double) {
+        self.origin = origin
+        self.metersPerLngE7 = metersPerLngE7
+    }
+
     @inlinable
     public func project(_ c: Coordinate) -> (x: Double, y: Double) {
         var dLngE7 = Int64(c.longitudeE7) - Int64(origin.longitudeE7)

@@ -121,21 +121,41 @@ public struct GeofenceGeometry: Sendable {
             return .infinity
         case let .polygon(frame, rings):
             let p = frame.project(point)
-            var inside = false
-            var nearest = Double.infinity
-            for ring in rings {
-                var i = 0
-                while i + 3 < ring.count {
-                    let ax = ring[i], ay = ring[i + 1], bx = ring[i + 2], by = ring[i + 3]
-                    if (ay > p.y) != (by > p.y), p.x < (bx - ax) * (p.y - ay) / (by - ay) + ax {
-                        inside.toggle()  // even-odd: holes toggle back to outside
-                    }
-                    nearest = min(nearest, Self.segmentDistance(p.x, p.y, ax, ay, bx, by))
-                    i += 2
-                }
-            }
-            return inside ? -nearest : nearest
+            var scan = RingScan(x: p.x, y: p.y)
+            for ring in rings { ring.withUnsafeBufferPointer { scan.add($0) } }
+            return scan.signedDistance
         }
+    }
+
+    /// A point against a polygon's rings, ring by ring: the even-odd crossings and the nearest edge.
+    /// The one place the polygon distance is computed, so the spatial index's copy of the rings
+    /// (`PolygonRings`) gives the same bits as the geometry.
+    struct RingScan {
+        let x: Double, y: Double
+        private var inside = false
+        private var nearest = Double.infinity
+
+        init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+
+        /// Scans one closed ring of flat x,y values (projected in the polygon's frame).
+        @inline(__always)
+        mutating func add(_ ring: UnsafeBufferPointer<Double>) {
+            var i = 0
+            while i + 3 < ring.count {
+                let ax = ring[i], ay = ring[i + 1], bx = ring[i + 2], by = ring[i + 3]
+                if (ay > y) != (by > y), x < (bx - ax) * (y - ay) / (by - ay) + ax {
+                    inside.toggle()  // even-odd: holes toggle back to outside
+                }
+                nearest = min(nearest, GeofenceGeometry.segmentDistance(x, y, ax, ay, bx, by))
+                i += 2
+            }
+        }
+
+        /// Negative inside, positive outside.
+        var signedDistance: Double { inside ? -nearest : nearest }
     }
 
     @inline(__always)
