@@ -69,6 +69,16 @@ fi
 echo "== shutdown: SIGTERM with unreachable brokers exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"
 
+echo "== demo: a short run ends once the service committed every input the fleet published" >&2
+"$tripstream" demo --duration 5m --speedup 120 --show trip >"$work/demo.txt" 2>"$work/demo-log.txt"
+summary=$(grep '^summary:' "$work/demo.txt")
+published=$(sed -n 's/^fleet: published \([0-9]*\) inputs.*/\1/p' "$work/demo-log.txt")
+consumed=$(echo "$summary" | sed -n 's/^summary: \([0-9]*\) inputs consumed.*/\1/p')
+if [ -z "$published" ] || [ "${consumed:-0}" -lt "$published" ]; then
+    echo "demo: consumed ${consumed:-?} of ${published:-?} published inputs: $summary" >&2
+    exit 1
+fi
+
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"
 

@@ -72,14 +72,15 @@ enum DemoCommand {
                 let producer = try KafkaProducer(configuration: kafka)
                 let interval = Double(fleet.fixInterval) / speedup
                 var last = WallClock.monotonic()
-                try SimulatePublisher.publish(fleet, producer: producer, topics: topics, rate: 0) { _ in
+                let counts = try SimulatePublisher.publish(fleet, producer: producer, topics: topics, rate: 0) { _ in
                     let next = last + interval
                     let now = WallClock.monotonic()
                     if next > now { Terminal.sleep(seconds: next - now) }
                     last = max(next, now)
                     return !done.isSet && !ShutdownSignal.isRequested
                 }
-                Terminal.error("fleet: simulated \(fleet.duration / 60) minutes")
+                done.published(counts.fixes + counts.commands)
+                Terminal.error("fleet: published \(counts.fixes + counts.commands) inputs, \(fleet.duration / 60) simulated minutes")
             } catch {
                 Terminal.error("fleet failed: \(error)")
             }
@@ -87,7 +88,7 @@ enum DemoCommand {
         }
         publisherThread.start()
 
-        try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done)
+        try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done, metrics: metrics)
         done.set()
         done.waitForRuntime()
         done.waitForPublisher()
@@ -102,7 +103,11 @@ enum DemoCommand {
     }
 
     /// Reads the events topic as a notification service would (read_committed) and prints them.
-    static func watchEvents(kafka: KafkaConfiguration, topic: String, show: Set<String>, done: DemoFlag) throws {
+    /// Stops once the fleet finished, the service committed every input it published (or, should the
+    /// service be stuck, after 30 s without an event) and no event came for a second.
+    static func watchEvents(kafka: KafkaConfiguration, topic: String, show: Set<String>, done: DemoFlag,
+                            metrics: RuntimeMetrics) throws
+    {
         var configuration = kafka
         configuration["group.id"] = "demo-notifications"
         let consumer = try KafkaConsumer(configuration: configuration)
@@ -112,7 +117,12 @@ enum DemoCommand {
             let records = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
             if records.isEmpty {
                 idle += 0.2
-                if done.publisherFinished, idle > 3 { break }
+                if let published = done.publishedInputs,
+                    idle > 1 && metrics.snapshot.inputsCommitted >= published || idle > 30
+                {
+                    break
+                }
+                if done.publisherFinished, done.publishedInputs == nil { break }  // the fleet failed
                 continue
             }
             idle = 0
@@ -143,7 +153,12 @@ final class DemoFlag: @unchecked Sendable {
     private var runtimeDone = false
 
     var isSet: Bool { condition.lock(); defer { condition.unlock() }; return stop }
+    private var publishedCount: Int?
     var publisherFinished: Bool { condition.lock(); defer { condition.unlock() }; return publisherDone }
+    /// Fixes and trip commands the fleet published, once it finished.
+    var publishedInputs: Int? { condition.lock(); defer { condition.unlock() }; return publishedCount }
+
+    func published(_ inputs: Int) { condition.lock(); publishedCount = inputs; condition.unlock() }
 
     func set() { condition.lock(); stop = true; condition.broadcast(); condition.unlock() }
     func publisherStopped() { condition.lock(); publisherDone = true; condition.broadcast(); condition.unlock() }
