@@ -374,6 +374,7 @@ public enum EventDecoder {
         var distance: Int64?
         var duration: Int32?
         var onSite: Int32?
+        var errors = EtaErrors()
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
             if reader.matches(key, "distance") {
@@ -382,11 +383,18 @@ public enum EventDecoder {
                 duration = try seconds("trip.summary.duration", &reader, &issue)
             } else if reader.matches(key, "timeOnSite") {
                 onSite = try seconds("trip.summary.timeOnSite", &reader, &issue)
+            } else if reader.matches(key, "etaError25") {
+                errors.quarter = try seconds("trip.summary.etaError25", &reader, &issue)
+            } else if reader.matches(key, "etaError50") {
+                errors.half = try seconds("trip.summary.etaError50", &reader, &issue)
+            } else if reader.matches(key, "etaError75") {
+                errors.threeQuarters = try seconds("trip.summary.etaError75", &reader, &issue)
             } else {
                 try reader.skipValue()
             }
         }
         return TripSummary(
-            distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite)
+            distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite,
+            etaErrors: errors)
     }
 }

@@ -130,9 +130,23 @@ extension JSONWriter {
                 raw(",\"timeOnSite\":")
                 minutes(seconds: Int64(onSite))
             }
+            tripEtaErrors(summary.etaErrors)
             byte(UInt8(ascii: "}"))
         }
         byte(UInt8(ascii: "}"))
+    }
+
+    /// `,"etaError25":…` (minutes, signed), `etaError50`, `etaError75`: each the summary has.
+    private mutating func tripEtaErrors(_ errors: EtaErrors) {
+        let graded: [(key: StaticString, seconds: Int32?)] = [
+            (",\"etaError25\":", errors.quarter), (",\"etaError50\":", errors.half),
+            (",\"etaError75\":", errors.threeQuarters),
+        ]
+        for (key, seconds) in graded {
+            guard let seconds else { continue }
+            raw(key)
+            minutes(seconds: Int64(seconds))
+        }
     }
 
     /// The ETA record's plan part before the status: `,"externalId":"…","status":`.

@@ -38,6 +38,12 @@ public final class TripPlan: Sendable, Equatable {
         }
     }
 
+    /// Whether this plan goes where `other` goes.
+    public func hasDestination(of other: TripPlan) -> Bool {
+        destinationGeofenceID == other.destinationGeofenceID && destinationCoordinates == other.destinationCoordinates
+            && destinationRadius == other.destinationRadius
+    }
+
     public static func == (lhs: TripPlan, rhs: TripPlan) -> Bool {
         lhs === rhs
             || (lhs.externalId == rhs.externalId && lhs.destinationGeofenceTag == rhs.destinationGeofenceTag

@@ -37,6 +37,8 @@ public struct TripProgress: Sendable, Equatable {
     public var etaRisingSince: UnixMillis?
     /// `user.moving_away_from_trip_destination` fired for the current run of rising ETAs.
     public var movingAwayNotified = false
+    /// Predictions at 25/50/75 % of the way, graded at the stop (`TripSummary.etaErrors`).
+    public var etaMilestones = EtaMilestones()
 
     public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
         lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
@@ -45,6 +47,7 @@ public struct TripProgress: Sendable, Equatable {
             && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
             && lhs.delayNotified == rhs.delayNotified && lhs.signalLostSince == rhs.signalLostSince
             && lhs.etaRisingSince == rhs.etaRisingSince && lhs.movingAwayNotified == rhs.movingAwayNotified
+            && lhs.etaMilestones == rhs.etaMilestones
     }
 
     public init(snapshot: TripSnapshot, ordinal: UInt32) {

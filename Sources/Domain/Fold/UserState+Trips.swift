@@ -43,7 +43,11 @@ extension UserState {
                                  events: inout [Event]) -> FoldOutcome
     {
         guard var progress = trip else { return .unknownTrip }
-        progress.snapshot.plan = Self.makePlan(options, base: progress.snapshot.plan, settings: context.settings)
+        let before = progress.snapshot.plan
+        progress.snapshot.plan = Self.makePlan(options, base: before, settings: context.settings)
+        if !progress.snapshot.plan.hasDestination(of: before) {
+            progress.etaMilestones = EtaMilestones()  // a new way: the old predictions were for another place
+        }
         trip = progress
         refreshTrip(at: time, accuracy: .infinity, context: context)
         let delayedNow = updateTripDelay(at: time)
@@ -80,7 +84,8 @@ extension UserState {
         progress.snapshot.summary = TripSummary(
             distanceMeters: Int32(clamping: Int64(progress.distance.rounded())),
             durationSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000),
-            timeOnSiteSeconds: onSite)
+            timeOnSiteSeconds: onSite,
+            etaErrors: progress.snapshot.arrivedAt.map { progress.etaMilestones.errors(arrival: $0) } ?? EtaErrors())
         trip = progress
         events.append(tripEvent(.stoppedTrip, at: time, context: context))
         trip = nil
@@ -218,6 +223,7 @@ extension UserState {
                 progress.etaRisingSince = time
             }
             progress.snapshot.eta = eta
+            progress.etaMilestones.record(centerDistance: centerDistance, etaSeconds: eta.durationSeconds, at: time)
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }
         return arrivedNow

@@ -3,11 +3,11 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// 6: a trip's ETA milestones and its summary's ETA errors; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
-    static let version: UInt8 = 5
+    static let version: UInt8 = 6
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
-    static let segmentVersion: UInt8 = 4
+    static let segmentVersion: UInt8 = 5
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
         var w = BinaryWriter()
@@ -310,6 +310,9 @@ public enum TimelineCodec {
             w.i32(v.distanceMeters)
             w.i32(v.durationSeconds)
             w.optional(v.timeOnSiteSeconds) { w, x in w.i32(x) }
+            for error in [v.etaErrors.quarter, v.etaErrors.half, v.etaErrors.threeQuarters] {
+                w.optional(error) { w, x in w.i32(x) }
+            }
         }
         w.u32(t.ordinal)
         w.f64(t.distance)
@@ -327,6 +330,10 @@ public enum TimelineCodec {
         w.optional(t.signalLostSince) { w, v in w.i64(v) }
         w.optional(t.etaRisingSince) { w, v in w.i64(v) }
         w.bool(t.movingAwayNotified)
+        w.f32(t.etaMilestones.wayMeters)
+        for predicted in [t.etaMilestones.quarter, t.etaMilestones.half, t.etaMilestones.threeQuarters] {
+            w.optional(predicted) { w, v in w.i64(v) }
+        }
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -351,11 +358,17 @@ public enum TimelineCodec {
         snapshot.etaRisingStreak = UInt16(truncatingIfNeeded: try r.u32())
         snapshot.arrivedAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         snapshot.summary = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
-            TripSummary(
+            var summary = TripSummary(
                 distanceMeters: try r.i32(), durationSeconds: try r.i32(),
                 timeOnSiteSeconds: try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
                     try r.i32()
                 })
+            if r.layout >= 6 {
+                summary.etaErrors.quarter = try readOptionalI32(&r)
+                summary.etaErrors.half = try readOptionalI32(&r)
+                summary.etaErrors.threeQuarters = try readOptionalI32(&r)
+            }
+            return summary
         }
         var t = TripProgress(snapshot: snapshot, ordinal: try r.u32())
         t.distance = try r.f64()
@@ -381,7 +394,21 @@ public enum TimelineCodec {
             t.etaRisingSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
             t.movingAwayNotified = try r.bool()
         }
+        if r.layout >= 6 {
+            t.etaMilestones.wayMeters = try r.f32()
+            t.etaMilestones.quarter = try readOptionalI64(&r)
+            t.etaMilestones.half = try readOptionalI64(&r)
+            t.etaMilestones.threeQuarters = try readOptionalI64(&r)
+        }
         return t
+    }
+
+    private static func readOptionalI32(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int32? {
+        try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i32() }
+    }
+
+    private static func readOptionalI64(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int64? {
+        try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
     }
 
     static func write(_ o: TripOptions, _ w: inout BinaryWriter) {

@@ -69,7 +69,8 @@ enum Fixtures {
         delayed.eta = Eta(durationSeconds: 1_170, distanceMeters: 9_000)
         var completed = arrived
         completed.status = .completed
-        completed.summary = TripSummary(distanceMeters: 7440, durationSeconds: 2_710, timeOnSiteSeconds: 510)
+        completed.summary = TripSummary(distanceMeters: 7440, durationSeconds: 2_710, timeOnSiteSeconds: 510,
+                                        etaErrors: EtaErrors(quarter: 95, half: -40))
         let canceled = TripSnapshot(
             plan: pointPlan, status: .canceled, startedAt: t0, eta: Eta(durationSeconds: 61, distanceMeters: 300),
             summary: TripSummary(distanceMeters: 12, durationSeconds: 30, timeOnSiteSeconds: nil))
