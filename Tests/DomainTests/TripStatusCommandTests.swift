@@ -35,7 +35,7 @@ import Testing
         #expect(started.trip?.startedAt == World.t0 + 60_000, "the trip starts when it is started")
         #expect(started.trip?.eta != nil, "from the last fresh fix")
         h.send(World.fix(at: 90, World.offset(o, north: 2_000, east: 0)))
-        #expect(h.types().last == .updatedTrip)
+        #expect(h.events(.updatedTrip).last?.createdAt == World.t0 + 90_000, "tracked from then on")
     }
 
     @Test func anUpdateSetsApproachingArrivedAndCompleted() throws {

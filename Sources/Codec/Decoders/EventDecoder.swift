@@ -250,7 +250,7 @@ public enum EventDecoder {
                 externalId = try reader.stringField("trip.externalId", &issue)
             } else if reader.matches(key, "status") {
                 status = try reader.enumField(
-                    "trip.status", choices: "started, approaching, arrived, completed, canceled, expired", &issue
+                    "trip.status", choices: "pending, started, approaching, arrived, completed, canceled, expired", &issue
                 ) { bytes in TripStatus.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
             } else if reader.matches(key, "mode") {
                 mode =

@@ -6,7 +6,10 @@ import Domain
 ///
 /// A `start` needs a destination: `destinationGeofenceTag` with `destinationGeofenceExternalId`,
 /// or `destinationCoordinates` ([lng, lat]). The tag and the external id always come as a pair.
-/// `approachingThreshold` is whole minutes, 1…1440; `destinationRadius` meters, 1…100000.
+/// `approachingThreshold` is whole minutes, 1…1440; `destinationRadius` meters, 1…100000;
+/// `expiresAfter` whole minutes, 1…43200. `status` (Radar's update-trip status) is `pending` or
+/// `started` in a start and `started`, `approaching`, `arrived`, `completed` or `canceled` in an
+/// update, else `invalid_transition`.
 /// `userId` (1…256 bytes) may not hold control characters (`invalid_identifier`, see `Identifier`).
 public enum TripCommandDecoder {
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TripCommand {
@@ -65,7 +68,23 @@ public enum TripCommandDecoder {
                 "missing field \"trip.destinationGeofenceTag\" with \"trip.destinationGeofenceExternalId\", "
                     + "or \"trip.destinationCoordinates\": a start needs a destination")
         }
+        if let status = trip.status, !Self.allows(status, in: kind) {
+            throw DecodeError(
+                .invalidTransition,
+                "trip.status \"\(status.name)\" cannot be set by a\(kind == .update ? "n" : "") \(kind.name) command: "
+                    + (kind == .start ? "a start sets pending or started" : "an update sets started, approaching, arrived, completed or canceled"))
+        }
         return TripCommand(kind: kind, userId: userId, createdAt: createdAt, trip: trip)
+    }
+
+    /// The statuses each kind of command may set (`TripStatus.allowsCommand` checks the trip's side).
+    private static func allows(_ status: TripStatus, in kind: TripCommand.Kind) -> Bool {
+        switch kind {
+        case .start: status == .pending || status == .started
+        case .update: status != .pending && status != .expired
+        case .complete: status == .completed
+        case .cancel: status == .canceled
+        }
     }
 
     /// Reads the `trip` object. Returns nil options if `externalId` is missing (and says whether it was).
@@ -107,6 +126,14 @@ public enum TripCommandDecoder {
             } else if reader.matches(key, "scheduledArrivalAt") {
                 options.scheduledArrivalAt = try reader.timestampField(
                     "trip.scheduledArrivalAt", nullable: true, &issue)
+            } else if reader.matches(key, "expiresAfter") {
+                options.expiresAfter = try reader.integerField(
+                    "trip.expiresAfter", range: 1...43_200, &issue
+                ).map { Int($0) }
+            } else if reader.matches(key, "status") {
+                options.status = try reader.enumField(
+                    "trip.status", choices: "pending, started, approaching, arrived, completed, canceled, expired", &issue
+                ) { bytes in TripStatus.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
             } else if reader.matches(key, "metadata") {
                 options.metadata = try reader.metadataField("trip.metadata", &issue)
             } else {

@@ -70,6 +70,7 @@ extension JSONWriter {
         case .completed: raw("\"completed\"")
         case .canceled: raw("\"canceled\"")
         case .expired: raw("\"expired\"")
+        case .pending: raw("\"pending\"")
         }
     }
 

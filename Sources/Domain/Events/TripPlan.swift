@@ -13,13 +13,16 @@ public final class TripPlan: Sendable, Equatable {
     /// Minutes the predicted arrival may pass `scheduledArrivalAt` before the trip counts as delayed.
     public let delayThreshold: Int
     public let metadata: RawJSON?
+    /// The trip expires this long after it started, ms.
+    public let expiry: UnixMillis
     /// The destination geofence's id, when the destination is a geofence (hashed once, here).
     public let destinationGeofenceID: GeofenceID?
 
     public init(
         externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
         destinationCoordinates: Coordinate?, destinationRadius: Double, mode: TravelMode, approachingThreshold: Int,
-        scheduledArrivalAt: UnixMillis?, delayThreshold: Int = 0, metadata: RawJSON?
+        scheduledArrivalAt: UnixMillis?, delayThreshold: Int = 0, metadata: RawJSON?,
+        expiry: UnixMillis = 24 * 3_600_000
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -31,6 +34,7 @@ public final class TripPlan: Sendable, Equatable {
         self.scheduledArrivalAt = scheduledArrivalAt
         self.delayThreshold = delayThreshold
         self.metadata = metadata
+        self.expiry = expiry
         if let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId {
             destinationGeofenceID = GeofenceID(tag: tag, externalId: externalId)
         } else {
@@ -52,6 +56,6 @@ public final class TripPlan: Sendable, Equatable {
                 && lhs.destinationRadius == rhs.destinationRadius && lhs.mode == rhs.mode
                 && lhs.approachingThreshold == rhs.approachingThreshold
                 && lhs.scheduledArrivalAt == rhs.scheduledArrivalAt && lhs.delayThreshold == rhs.delayThreshold
-                && lhs.metadata == rhs.metadata)
+                && lhs.metadata == rhs.metadata && lhs.expiry == rhs.expiry)
     }
 }

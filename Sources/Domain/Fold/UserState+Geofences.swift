@@ -128,7 +128,7 @@ extension UserState {
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences where presence.dwellDue < due { due = presence.dwellDue }
-        if hasActiveTrip, let startedAt = tripStartedAt { due = min(due, startedAt + settings.tripExpiry) }
+        if let expiresAt = tripExpiresAt { due = min(due, expiresAt) }
         if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
         return due == .max ? nil : due
     }

@@ -1,4 +1,4 @@
-/// The trip lifecycle: started → approaching → arrived → completed; canceled; expired.
+/// The trip lifecycle: (pending →) started → approaching → arrived → completed; canceled; expired.
 extension UserState {
     // MARK: - Commands
 
@@ -6,7 +6,7 @@ extension UserState {
         let time = command.createdAt
         switch command.kind {
         case .start:
-            if let current = trip, current.snapshot.status.isActive {
+            if let current = trip, current.snapshot.status.isOpen {
                 if current.snapshot.plan.externalId == command.trip.externalId {
                     return update(with: command.trip, at: time, context: context, events: &events)
                 }
@@ -14,23 +14,19 @@ extension UserState {
             }
             tripCount &+= 1
             let plan = Self.makePlan(command.trip, base: nil, settings: context.settings)
-            var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .started, startedAt: time),
-                                        ordinal: tripCount)
-            let fresh = location != nil && time - locationAt <= context.settings.freshLocation
-            progress.mileageAnchor = fresh ? location : nil
-            trip = progress
-            if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
-            let delayedNow = updateTripDelay(at: time)
-            events.append(tripEvent(.startedTrip, at: time, context: context))
-            if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+            let pending = command.trip.status == .pending
+            trip = TripProgress(snapshot: TripSnapshot(plan: plan, status: pending ? .pending : .started, startedAt: time),
+                                ordinal: tripCount)
+            // A pending trip is silent until an update starts it (or a stop ends it).
+            if !pending { beginTracking(at: time, context: context, events: &events) }
             return .applied
         case .update:
-            guard let current = trip, current.snapshot.status.isActive,
+            guard let current = trip, current.snapshot.status.isOpen,
                 current.snapshot.plan.externalId == command.trip.externalId
             else { return .unknownTrip }
             return update(with: command.trip, at: time, context: context, events: &events)
         case .complete, .cancel:
-            guard let current = trip, current.snapshot.status.isActive,
+            guard let current = trip, current.snapshot.status.isOpen,
                 current.snapshot.plan.externalId == command.trip.externalId
             else { return .unknownTrip }
             stopTrip(as: command.kind == .complete ? .completed : .canceled, at: time, context: context,
@@ -43,17 +39,59 @@ extension UserState {
                                  events: inout [Event]) -> FoldOutcome
     {
         guard var progress = trip else { return .unknownTrip }
+        let status = progress.snapshot.status
+        if let next = options.status, !status.allowsCommand(to: next) { return .invalidTransition }
         let before = progress.snapshot.plan
         progress.snapshot.plan = Self.makePlan(options, base: before, settings: context.settings)
         if !progress.snapshot.plan.hasDestination(of: before) {
             progress.etaMilestones = EtaMilestones()  // a new way: the old predictions were for another place
         }
+        let next = options.status ?? status
+        if next == .pending {
+            trip = progress  // still silent
+            return .applied
+        }
+        if status == .pending, next == .started {
+            progress.snapshot.startedAt = time  // the trip starts now; so do its duration and expiry
+            progress.snapshot.status = .started
+            trip = progress
+            beginTracking(at: time, context: context, events: &events)
+            return .applied
+        }
         trip = progress
+        if next == .completed || next == .canceled {
+            stopTrip(as: next, at: time, context: context, events: &events)
+            return .applied
+        }
         refreshTrip(at: time, accuracy: .infinity, context: context)
         let delayedNow = updateTripDelay(at: time)
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(1)) })
+        if let box = uniqueTripBox(), next != box.value.snapshot.status {
+            // Set by the command (Radar's update-trip status), not detected from fixes.
+            if next == .approaching {
+                box.value.snapshot.status = .approaching
+                events.append(tripEvent(.approachingTripDestination, at: time, context: context))
+            } else if next == .arrived {
+                box.value.snapshot.status = .arrived
+                box.value.snapshot.arrivedAt = time
+                box.value.snapshot.eta = Eta(durationSeconds: 0, distanceMeters: 0)
+                _ = box.value.updateDelay(at: time)
+                events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
+            }
+        }
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
         return .applied
+    }
+
+    /// Starts tracking a trip that just started: mileage from a fresh location, the first ETA,
+    /// `user.started_trip` (and `user.delayed_during_trip` if already late).
+    private mutating func beginTracking(at time: UnixMillis, context: FoldContext, events: inout [Event]) {
+        let fresh = location != nil && time - locationAt <= context.settings.freshLocation
+        uniqueTripBox()?.value.mileageAnchor = fresh ? location : nil
+        if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
+        let delayedNow = updateTripDelay(at: time)
+        events.append(tripEvent(.startedTrip, at: time, context: context))
+        if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
     }
 
     static func makePlan(_ options: TripOptions, base: TripPlan?, settings: FoldSettings) -> TripPlan {
@@ -70,7 +108,8 @@ extension UserState {
                 ?? settings.defaultApproachingThreshold,
             scheduledArrivalAt: options.scheduledArrivalAt ?? base?.scheduledArrivalAt,
             delayThreshold: options.delayThreshold ?? base?.delayThreshold ?? settings.defaultDelayThreshold,
-            metadata: options.metadata ?? base?.metadata)
+            metadata: options.metadata ?? base?.metadata,
+            expiry: options.expiresAfter.map { UnixMillis($0) * 60_000 } ?? base?.expiry ?? settings.tripExpiry)
     }
 
     /// Ends the active trip with `status`, with its summary, and clears it.

@@ -18,12 +18,18 @@ public struct TripOptions: Sendable, Equatable {
     /// (TripStream's; absent: `FoldSettings.defaultDelayThreshold`).
     public var delayThreshold: Int?
     public var metadata: RawJSON?
+    /// Minutes after its start at which the trip expires (TripStream's; absent:
+    /// `FoldSettings.tripExpiry`).
+    public var expiresAfter: Int?
+    /// The status to set (Radar's update-trip `status`): `pending` or `started` in a start,
+    /// `started`, `approaching`, `arrived`, `completed` or `canceled` in an update.
+    public var status: TripStatus?
 
     public init(
         externalId: String, destinationGeofenceTag: String? = nil, destinationGeofenceExternalId: String? = nil,
         destinationCoordinates: Coordinate? = nil, destinationRadius: Double? = nil, mode: TravelMode? = nil,
         approachingThreshold: Int? = nil, scheduledArrivalAt: UnixMillis? = nil, delayThreshold: Int? = nil,
-        metadata: RawJSON? = nil
+        metadata: RawJSON? = nil, expiresAfter: Int? = nil, status: TripStatus? = nil
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -35,5 +41,7 @@ public struct TripOptions: Sendable, Equatable {
         self.scheduledArrivalAt = scheduledArrivalAt
         self.delayThreshold = delayThreshold
         self.metadata = metadata
+        self.expiresAfter = expiresAfter
+        self.status = status
     }
 }

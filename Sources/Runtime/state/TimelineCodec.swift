@@ -3,7 +3,7 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 6: a trip's ETA milestones and its summary's ETA errors; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// 6: a trip's ETA milestones and its summary's ETA errors, its expiry, commands' status and expiresAfter; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
     static let version: UInt8 = 6
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
@@ -268,6 +268,7 @@ public enum TimelineCodec {
         w.optional(plan.scheduledArrivalAt) { w, v in w.i64(v) }
         w.length(plan.delayThreshold)
         write(plan.metadata, &w)
+        w.i64(plan.expiry)
     }
 
     static func readPlan(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripPlan {
@@ -288,7 +289,8 @@ public enum TimelineCodec {
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: geofence,
             destinationCoordinates: coordinates, destinationRadius: radius, mode: mode,
             approachingThreshold: approaching, scheduledArrivalAt: scheduled,
-            delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r))
+            delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r),
+            expiry: r.layout >= 6 ? try r.i64() : 24 * 3_600_000)
     }
 
     static func write(_ t: TripProgress, _ w: inout BinaryWriter) {
@@ -403,6 +405,15 @@ public enum TimelineCodec {
         return t
     }
 
+    /// A one-byte enum case; an unknown byte is corrupt.
+    private static func readCase<T: RawRepresentable>(_ r: inout BinaryReader, _ what: String)
+        throws(BinaryReader.Corrupt) -> T where T.RawValue == UInt8
+    {
+        let raw = try r.u8()
+        guard let value = T(rawValue: raw) else { throw BinaryReader.Corrupt(description: "bad \(what) \(raw)") }
+        return value
+    }
+
     private static func readOptionalI32(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int32? {
         try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i32() }
     }
@@ -422,6 +433,8 @@ public enum TimelineCodec {
         w.optional(o.scheduledArrivalAt) { w, v in w.i64(v) }
         w.optional(o.delayThreshold) { w, v in w.length(v) }
         write(o.metadata, &w)
+        w.optional(o.expiresAfter) { w, v in w.length(v) }
+        w.optional(o.status) { w, v in w.u8(v.rawValue) }
     }
 
     static func readOptions(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripOptions {
@@ -437,11 +450,7 @@ public enum TimelineCodec {
         }
         o.destinationRadius = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.f64() }
         o.mode = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TravelMode in
-            let raw = try r.u8()
-            guard let mode = TravelMode(rawValue: raw) else {
-                throw BinaryReader.Corrupt(description: "bad travel mode \(raw)")
-            }
-            return mode
+            try readCase(&r, "travel mode")
         }
         o.approachingThreshold = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
             try r.length()
@@ -451,6 +460,12 @@ public enum TimelineCodec {
             o.delayThreshold = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.length() }
         }
         o.metadata = try readJSON(&r)
+        if r.layout >= 6 {
+            o.expiresAfter = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.length() }
+            o.status = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripStatus in
+                try readCase(&r, "trip status")
+            }
+        }
         return o
     }
 }
