@@ -244,6 +244,8 @@ public enum EventDecoder {
         var threshold = 0
         var rising: UInt16 = 0
         var summary: TripSummary?
+        var legs: [TripLeg] = []
+        var currentLegId: String?
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
             if reader.matches(key, "externalId") {
@@ -288,6 +290,10 @@ public enum EventDecoder {
                 rising = UInt16(try reader.integerField("trip.etaRising", range: 0...65535, &issue) ?? 0)
             } else if reader.matches(key, "summary") {
                 summary = try self.summary(&reader, &issue)
+            } else if reader.matches(key, "legs") {
+                legs = try reader.tripLegsField(&issue) ?? []
+            } else if reader.matches(key, "currentLegId") {
+                currentLegId = try reader.stringField("trip.currentLegId", &issue)
             } else {
                 try reader.skipValue()
             }
@@ -300,11 +306,16 @@ public enum EventDecoder {
             JSONReader.note(.missing("trip.status"), &issue)
             return nil
         }
+        if let currentLegId, let current = legs.firstIndex(where: { $0.id == currentLegId }) {
+            // The current leg shows the trip's status and arrival; it is pending until done.
+            legs[current].status = .pending
+            legs[current].arrivedAt = nil
+        }
         let plan = TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
             destinationCoordinates: destination, destinationRadius: radius ?? Self.defaultDestinationRadius,
             mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, delayThreshold: threshold,
-            metadata: metadata)
+            metadata: metadata, legs: legs)
         return TripSnapshot(
             plan: plan, status: status, startedAt: startedAt, eta: eta, delay: delay, etaRisingStreak: rising,
             arrivedAt: arrivedAt, summary: summary)

@@ -134,7 +134,55 @@ extension JSONWriter {
             tripEtaErrors(summary.etaErrors)
             byte(UInt8(ascii: "}"))
         }
+        if !t.plan.legs.isEmpty { tripLegs(t) }
         byte(UInt8(ascii: "}"))
+    }
+
+    /// `,"legs":[…],"currentLegId":"…"`: Radar's leg objects. The current leg shows the trip's status
+    /// and arrival (the trip's ETA is the current leg's); `currentLegId` is absent once none is left.
+    private mutating func tripLegs(_ t: TripSnapshot) {
+        let current = t.plan.currentLegIndex
+        raw(",\"legs\":[")
+        for (index, leg) in t.plan.legs.enumerated() {
+            if index > 0 { byte(UInt8(ascii: ",")) }
+            raw("{\"_id\":")
+            string(leg.id)
+            raw(",\"status\":")
+            tripStatus(index == current ? t.status : leg.status)
+            raw(",\"destination\":{")
+            if let tag = leg.destinationGeofenceTag, let externalId = leg.destinationGeofenceExternalId {
+                raw("\"destinationGeofenceTag\":")
+                string(tag)
+                raw(",\"destinationGeofenceExternalId\":")
+                string(externalId)
+            } else if let c = leg.destinationCoordinates {
+                raw("\"coordinates\":[")
+                coordinateE7(c.longitudeE7)
+                byte(UInt8(ascii: ","))
+                coordinateE7(c.latitudeE7)
+                byte(UInt8(ascii: "]"))
+                if let radius = leg.arrivalRadius, radius.isFinite {
+                    raw(",\"arrivalRadius\":")
+                    double(radius)
+                }
+            }
+            raw("},\"stopDuration\":")
+            int(leg.stopDuration)
+            if let metadata = leg.metadata {
+                raw(",\"metadata\":")
+                raw(metadata)
+            }
+            if let arrivedAt = index == current ? t.arrivedAt : leg.arrivedAt {
+                raw(",\"arrivedAt\":")
+                timestamp(arrivedAt)
+            }
+            byte(UInt8(ascii: "}"))
+        }
+        byte(UInt8(ascii: "]"))
+        if let current {
+            raw(",\"currentLegId\":")
+            string(t.plan.legs[current].id)
+        }
     }
 
     /// `,"etaError25":…` (minutes, signed), `etaError50`, `etaError75`: each the summary has.

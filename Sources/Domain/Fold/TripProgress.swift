@@ -55,6 +55,25 @@ public struct TripProgress: Sendable, Equatable {
         self.ordinal = ordinal
     }
 
+    /// Heads for the next leg's destination (`plan`) at `time`: what was measured against the last
+    /// one (arrival, ETA, its rise, milestones, learning checkpoints) starts over; mileage goes on.
+    public mutating func headTo(_ plan: TripPlan, at time: UnixMillis) {
+        snapshot.plan = plan
+        snapshot.status = .started
+        snapshot.arrivedAt = nil
+        snapshot.eta = nil
+        snapshot.etaRisingStreak = 0
+        insideDestination = false
+        leftDestinationAt = nil
+        destinationSlot = -1
+        etaRisingSince = nil
+        movingAwayNotified = false
+        etaMilestones = EtaMilestones()
+        checkpoints = CheckpointList()
+        checkpointInterval = 0
+        nextCheckpointAt = time - snapshot.startedAt
+    }
+
     /// Whether `user.moving_away_from_trip_destination` fires at `time`: the ETA has risen on every fix
     /// for `after` (0: never), before arrival; once a run of rising ETAs.
     public mutating func startsMovingAway(at time: UnixMillis, after: UnixMillis) -> Bool {

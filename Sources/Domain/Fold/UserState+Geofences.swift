@@ -129,6 +129,7 @@ extension UserState {
         var due = UnixMillis.max
         for presence in presences where presence.dwellDue < due { due = presence.dwellDue }
         if let expiresAt = tripExpiresAt { due = min(due, expiresAt) }
+        if let stop = legStopDue { due = min(due, stop) }
         if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
         return due == .max ? nil : due
     }
@@ -150,7 +151,9 @@ extension UserState {
                 var hint = presence.slotHint
                 event.geofence = context.geofences.geofence(presence.geofenceID, hint: &hint)
                 events.append(event)
-            } else if !fireTripSignalLost(due: due, context: context, events: &events) {
+            } else if !fireLegStop(due: due, context: context, events: &events),
+                !fireTripSignalLost(due: due, context: context, events: &events)
+            {
                 stopTrip(as: .expired, at: due, context: context, events: &events)
             }
             lastFired = due

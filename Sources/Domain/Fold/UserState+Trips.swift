@@ -25,6 +25,8 @@ extension UserState {
                 current.snapshot.plan.externalId == command.trip.externalId
             else { return .unknownTrip }
             return update(with: command.trip, at: time, context: context, events: &events)
+        case .addLegs, .reorderLegs, .updateLeg:
+            return applyLegCommand(command, context: context, events: &events)
         case .complete, .cancel:
             guard let current = trip, current.snapshot.status.isOpen,
                 current.snapshot.plan.externalId == command.trip.externalId
@@ -72,11 +74,9 @@ extension UserState {
                 box.value.snapshot.status = .approaching
                 events.append(tripEvent(.approachingTripDestination, at: time, context: context))
             } else if next == .arrived {
-                box.value.snapshot.status = .arrived
-                box.value.snapshot.arrivedAt = time
-                box.value.snapshot.eta = Eta(durationSeconds: 0, distanceMeters: 0)
-                _ = box.value.updateDelay(at: time)
-                events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
+                if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+                arriveByCommand(at: time, context: context, events: &events)  // may finish a leg
+                return .applied
             }
         }
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
@@ -94,7 +94,18 @@ extension UserState {
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
     }
 
+    /// The plan of `options`, on top of `base` for an update. A multi-leg trip keeps its legs (its
+    /// destination is its current leg's, whatever an update says); a start may bring them.
     static func makePlan(_ options: TripOptions, base: TripPlan?, settings: FoldSettings) -> TripPlan {
+        let plan = makeSingleDestinationPlan(options, base: base, settings: settings)
+        let legs = base.map { !$0.legs.isEmpty } == true
+            ? base!.legs : options.legs.flatMap { TripLeg.adding($0, to: []) } ?? []
+        return legs.isEmpty ? plan : plan.with(legs: legs, defaultRadius: settings.defaultDestinationRadius)
+    }
+
+    private static func makeSingleDestinationPlan(_ options: TripOptions, base: TripPlan?, settings: FoldSettings)
+        -> TripPlan
+    {
         let newDestination = options.destinationCoordinates != nil || options.destinationGeofenceTag != nil
         return TripPlan(
             externalId: options.externalId,
@@ -115,6 +126,12 @@ extension UserState {
     /// Ends the active trip with `status`, with its summary, and clears it.
     mutating func stopTrip(as status: TripStatus, at time: UnixMillis, context: FoldContext, events: inout [Event]) {
         guard var progress = trip else { return }
+        if !progress.snapshot.plan.legs.isEmpty {
+            let plan = progress.snapshot.plan
+            progress.snapshot.plan = plan.with(
+                legs: Self.closingLegs(of: plan, as: status, arrivedAt: progress.snapshot.arrivedAt),
+                defaultRadius: plan.destinationRadius)
+        }
         progress.snapshot.status = status
         progress.snapshot.eta = nil
         let onSite = progress.snapshot.arrivedAt.map { arrived in
@@ -140,6 +157,7 @@ extension UserState {
         guard hasActiveTrip, let box = uniqueTripBox() else { return }
         // Work on the boxed trip in place: no copies of the trip per fix.
         let wasStatus = box.value.snapshot.status
+        let wasInside = box.value.insideDestination
         if relocated || box.value.mileageAnchor == nil {
             box.value.mileageAnchor = position  // a confirmed jump is not driven distance
         } else if let anchor = box.value.mileageAnchor {
@@ -161,6 +179,14 @@ extension UserState {
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
         if arrivedNow {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
+            finishLegWithoutStop(at: time, context: context, events: &events)
+            return
+        }
+        if wasInside, !box.value.insideDestination, box.value.snapshot.status == .arrived,
+            box.value.snapshot.plan.currentLegIndex != nil
+        {
+            // Leaving a leg's destination ends its stop, however long it was meant to be.
+            finishCurrentLeg(as: .completed, at: time, context: context, events: &events)
             return
         }
         let snapshot = box.value.snapshot
@@ -297,6 +323,8 @@ extension UserState {
             $0.combine(box.value.snapshot.plan.externalId)
             $0.combine(UInt64(box.value.ordinal))
             if type == .updatedTrip { $0.combine(time) }
+            // Approaching and arrival (…) happen once per leg: the leg names them (not on trips without legs).
+            if type != .updatedTrip, let leg = box.value.snapshot.plan.currentLeg { $0.combine(leg.id) }
             extra(&$0)
         }
         event.trip = box.value.snapshot

@@ -3,7 +3,8 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 6: a trip's ETA milestones and its summary's ETA errors, its expiry, commands' status and expiresAfter; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// 6: a trip's ETA milestones and its summary's ETA errors, its expiry and legs; commands' status,
+    /// expiresAfter and legs; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
     static let version: UInt8 = 6
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
@@ -269,6 +270,47 @@ public enum TimelineCodec {
         w.length(plan.delayThreshold)
         write(plan.metadata, &w)
         w.i64(plan.expiry)
+        writeLegs(plan.legs, &w)
+    }
+
+    static func writeLegs(_ legs: [TripLeg], _ w: inout BinaryWriter) {
+        w.length(legs.count)
+        for leg in legs {
+            w.string(leg.id)
+            w.optional(leg.destinationGeofenceTag) { w, v in w.string(v) }
+            w.optional(leg.destinationGeofenceExternalId) { w, v in w.string(v) }
+            w.optional(leg.destinationCoordinates) { w, c in write(c, &w) }
+            w.optional(leg.arrivalRadius) { w, v in w.f64(v) }
+            w.length(leg.stopDuration)
+            write(leg.metadata, &w)
+            w.u8(leg.status.rawValue)
+            w.optional(leg.arrivedAt) { w, v in w.i64(v) }
+        }
+    }
+
+    static func readLegs(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> [TripLeg] {
+        let count = try r.length()
+        guard count <= 10_000 else { throw BinaryReader.Corrupt(description: "\(count) trip legs") }
+        var legs: [TripLeg] = []
+        for _ in 0..<count {
+            var leg = TripLeg(id: try r.string())
+            leg.destinationGeofenceTag = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                try r.string()
+            }
+            leg.destinationGeofenceExternalId = try r.optional {
+                (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string()
+            }
+            leg.destinationCoordinates = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                try readCoordinate(&r)
+            }
+            leg.arrivalRadius = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.f64() }
+            leg.stopDuration = try r.length()
+            leg.metadata = try readJSON(&r)
+            leg.status = try readCase(&r, "leg status")
+            leg.arrivedAt = try readOptionalI64(&r)
+            legs.append(leg)
+        }
+        return legs
     }
 
     static func readPlan(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripPlan {
@@ -290,7 +332,7 @@ public enum TimelineCodec {
             destinationCoordinates: coordinates, destinationRadius: radius, mode: mode,
             approachingThreshold: approaching, scheduledArrivalAt: scheduled,
             delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r),
-            expiry: r.layout >= 6 ? try r.i64() : 24 * 3_600_000)
+            expiry: r.layout >= 6 ? try r.i64() : 24 * 3_600_000, legs: r.layout >= 6 ? try readLegs(&r) : [])
     }
 
     static func write(_ t: TripProgress, _ w: inout BinaryWriter) {
@@ -435,6 +477,12 @@ public enum TimelineCodec {
         write(o.metadata, &w)
         w.optional(o.expiresAfter) { w, v in w.length(v) }
         w.optional(o.status) { w, v in w.u8(v.rawValue) }
+        w.optional(o.legs) { w, v in writeLegs(v, &w) }
+        w.optional(o.legId) { w, v in w.string(v) }
+        w.optional(o.legIds) { w, ids in
+            w.length(ids.count)
+            for id in ids { w.string(id) }
+        }
     }
 
     static func readOptions(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripOptions {
@@ -464,6 +512,15 @@ public enum TimelineCodec {
             o.expiresAfter = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.length() }
             o.status = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripStatus in
                 try readCase(&r, "trip status")
+            }
+            o.legs = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readLegs(&r) }
+            o.legId = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() }
+            o.legIds = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> [String] in
+                let count = try r.length()
+                guard count <= 10_000 else { throw BinaryReader.Corrupt(description: "\(count) leg ids") }
+                var ids: [String] = []
+                for _ in 0..<count { ids.append(try r.string()) }
+                return ids
             }
         }
         return o
