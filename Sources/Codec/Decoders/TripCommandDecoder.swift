@@ -82,7 +82,7 @@ public enum TripCommandDecoder {
         if let status = trip.status, !Self.allows(status, in: kind) {
             throw DecodeError(
                 .invalidTransition,
-                "trip.status \"\(status.name)\" cannot be set by a\(kind == .update ? "n" : "") \(kind.name) command: "
+                "trip.status \"\(status.name)\" cannot be set by \(kind.name.first == "u" || kind.name.first == "a" ? "an" : "a") \(kind.name) command: "
                     + Self.settableStatuses(kind))
         }
         return TripCommand(kind: kind, userId: userId, createdAt: createdAt, trip: trip)

@@ -15,6 +15,12 @@ public struct EtaMilestones: Sendable, Equatable {
 
     public init() {}
 
+    public static func == (lhs: EtaMilestones, rhs: EtaMilestones) -> Bool {
+        // By bit pattern: a trip without an ETA yet (NaN) equals itself.
+        lhs.wayMeters.bitPattern == rhs.wayMeters.bitPattern && lhs.quarter == rhs.quarter && lhs.half == rhs.half
+            && lhs.threeQuarters == rhs.threeQuarters
+    }
+
     /// Takes the ETA of `time`, from `centerDistance` meters to the destination's center.
     mutating func record(centerDistance: Double, etaSeconds: Int32, at time: UnixMillis) {
         guard wayMeters > 0 else {

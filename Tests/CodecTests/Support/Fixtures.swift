@@ -78,6 +78,8 @@ enum Fixtures {
         var noLocation = event(.startedTrip, 11, trip: TripSnapshot(plan: pointPlan, status: .started, startedAt: t0))
         noLocation.location = nil
         noLocation.locationAccuracy = .nan
+        var atSecondLeg = arrived
+        atSecondLeg.plan = plan.with(legs: legs, defaultRadius: 100)
         return [
             event(.enteredGeofence, 1, geofence: shift),
             event(.exitedGeofence, 2, geofence: shift, duration: 6300),
@@ -98,8 +100,18 @@ enum Fixtures {
             event(.tripSignalLost, 17, duration: 600, trip: updated),
             event(.tripSignalRestored, 18, duration: 1_290, trip: updated, replayed: true),
             event(.movingAwayFromTripDestination, 19, duration: 330, trip: rising),
+            event(.arrivedAtTripDestination, 20, trip: atSecondLeg),
         ]
     }
+
+    /// A three-leg delivery: the first leg done, the user at the second, the third ahead.
+    static let legs = [
+        TripLeg(id: "pickup", destinationGeofenceTag: "shift", destinationGeofenceExternalId: "shift_12345",
+                stopDuration: 5, status: .completed, arrivedAt: t0 - 1_200_000),
+        TripLeg(id: "leg-2", destinationCoordinates: Coordinate(latitudeE7: 407_342_000, longitudeE7: -739_911_000),
+                arrivalRadius: 40.5, stopDuration: 0, metadata: RawJSON(#"{"parcel":"p-1"}"#)),
+        TripLeg(id: "leg-3", destinationGeofenceTag: "yard", destinationGeofenceExternalId: "yard_1", stopDuration: 10),
+    ]
 
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 }
