@@ -162,6 +162,9 @@ public enum EventDecoder {
         }
     }
 
+    /// A polygon's radius may reach half round the earth (circles stop at `GeofenceDecoder.maxRadius`).
+    static let maxGeometryRadius = 20_037_509.0
+
     private static func geofence(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
         -> Geofence?
     {
@@ -196,7 +199,7 @@ public enum EventDecoder {
                 center = try reader.pointField("geofence.geometryCenter", &issue)
             } else if reader.matches(key, "geometryRadius") {
                 radius = try reader.doubleField(
-                    "geofence.geometryRadius", range: 0...GeofenceDecoder.maxRadius, rangeText: "[0, 100000]", &issue)
+                    "geofence.geometryRadius", range: 0...Self.maxGeometryRadius, rangeText: "[0, 20037509]", &issue)
             } else if reader.matches(key, "metadata") {
                 metadata = try reader.metadataField("geofence.metadata", &issue)
             } else if reader.matches(key, "enabled") {
@@ -217,7 +220,8 @@ public enum EventDecoder {
             : .polygon(rings: [])
         return Geofence(
             tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
-            enabled: enabled, dwellThreshold: dwell)
+            enabled: enabled, dwellThreshold: dwell,
+            extent: isCircle ? nil : center.map { GeometryExtent(center: $0, radius: radius ?? .nan) })
     }
 
     private static func trip(
@@ -311,14 +315,19 @@ public enum EventDecoder {
             legs[current].status = .pending
             legs[current].arrivedAt = nil
         }
+        // A geofence destination's destinationLocation is the geofence's center, not the plan's point.
+        let geofenceCenter = tag != nil ? destination : nil
+        if tag != nil { destination = nil }
         let plan = TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
             destinationCoordinates: destination, destinationRadius: radius ?? Self.defaultDestinationRadius,
             mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, delayThreshold: threshold,
             metadata: metadata, legs: legs)
-        return TripSnapshot(
+        var snapshot = TripSnapshot(
             plan: plan, status: status, startedAt: startedAt, eta: eta, delay: delay, etaRisingStreak: rising,
             arrivedAt: arrivedAt, summary: summary)
+        snapshot.destinationLocation = geofenceCenter
+        return snapshot
     }
 
     private static func eta(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Eta? {

@@ -12,8 +12,9 @@ extension JSONWriter {
         }
     }
 
-    /// A geofence as events show it (Radar's names). Circles carry `geometryCenter` and
-    /// `geometryRadius`; polygon rings are not repeated in events (they can be large).
+    /// A geofence as events show it (Radar's names). Circles and polygons carry `geometryCenter` and
+    /// `geometryRadius` (a polygon's centroid and farthest vertex, `GeometryExtent`); polygon rings
+    /// are not repeated in events (they can be large).
     mutating func geofence(_ g: Geofence) {
         raw("{\"tag\":")
         string(g.tag)
@@ -31,6 +32,14 @@ extension JSONWriter {
             }
         case .polygon:
             raw(",\"type\":\"polygon\"")
+            if let extent = g.extent {
+                raw(",\"geometryCenter\":")
+                point(extent.center)
+                if extent.radius.isFinite {
+                    raw(",\"geometryRadius\":")
+                    double(extent.radius)
+                }
+            }
         }
         if let metadata = g.metadata {
             raw(",\"metadata\":")
@@ -48,7 +57,7 @@ extension JSONWriter {
     mutating func trip(_ t: TripSnapshot) {
         tripOpening(t.plan)
         tripStatus(t.status)
-        tripPlanFields(t.plan)
+        tripPlanFields(t.plan, geofenceCenter: t.destinationLocation)
         tripProgress(t)
     }
 
@@ -75,9 +84,10 @@ extension JSONWriter {
     }
 
     /// The plan's fields after the status: `,"mode":…` through `metadata`, then `,"startedAt":`.
+    /// `destinationLocation` is the destination point, or a destination geofence's center (as Radar);
     /// `destinationRadius` only for a destination given as coordinates: for a geofence destination the
     /// geofence's own shape decides arrival, and the plan's radius means nothing.
-    mutating func tripPlanFields(_ plan: TripPlan) {
+    mutating func tripPlanFields(_ plan: TripPlan, geofenceCenter: Coordinate?) {
         raw(",\"mode\":")
         string(plan.mode.name)
         destinationGeofence(plan)
@@ -88,6 +98,9 @@ extension JSONWriter {
                 raw(",\"destinationRadius\":")
                 double(plan.destinationRadius)
             }
+        } else if let geofenceCenter {
+            raw(",\"destinationLocation\":")
+            point(geofenceCenter)
         }
         raw(",\"approachingThreshold\":")
         int(plan.approachingThreshold)

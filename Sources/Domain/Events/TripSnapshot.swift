@@ -11,6 +11,9 @@ public struct TripSnapshot: Sendable, Equatable {
     public var arrivedAt: UnixMillis?
     /// Present on `user.stopped_trip`.
     public var summary: TripSummary?
+    /// A destination geofence's center (Radar's `destinationLocation`), as last looked up; a
+    /// destination given as coordinates is the plan's.
+    public var destinationLocation: Coordinate?
 
     public init(
         plan: TripPlan, status: TripStatus, startedAt: UnixMillis, eta: Eta? = nil, delay: TripDelay? = nil,

@@ -244,10 +244,11 @@ extension UserState {
 
     /// `refreshTrip` on a trip borrowed in place.
     private static func refresh(_ progress: inout TripProgress, learning etaLearning: inout EtaLearning,
-                                destination: (signed: Double, radius: Double), at time: UnixMillis,
+                                destination: (signed: Double, radius: Double, center: Coordinate?), at time: UnixMillis,
                                 accuracy: Double, context: FoldContext) -> Bool
     {
         let settings = context.settings
+        progress.snapshot.destinationLocation = destination.center
         var arrivedNow = false
         if accuracy.isFinite {
             if !progress.insideDestination {
@@ -296,23 +297,25 @@ extension UserState {
 
     /// Signed distance from `point` to the destination's edge, and the destination's radius.
     static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable)
-        -> (signed: Double, radius: Double)?
+        -> (signed: Double, radius: Double, center: Coordinate?)?
     {
         var slot: Int32 = -1
         return destinationDistance(of: plan, from: point, in: geofences, slot: &slot)
     }
 
     /// As above, remembering the destination's table slot to skip the lookup by id next time.
+    /// The center is a destination geofence's (nil for coordinates: the plan has them).
     static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable,
-                                    slot: inout Int32) -> (signed: Double, radius: Double)?
+                                    slot: inout Int32) -> (signed: Double, radius: Double, center: Coordinate?)?
     {
         if let center = plan.destinationCoordinates {
-            return (Geodesy.distance(center, point) - plan.destinationRadius, plan.destinationRadius)
+            return (Geodesy.distance(center, point) - plan.destinationRadius, plan.destinationRadius, nil)
         }
         guard let id = plan.destinationGeofenceID, let geofence = geofences.geofence(id, hint: &slot) else {
             return nil
         }
-        return (geofence.geometry.signedDistance(to: point), geofence.geometry.characteristicRadius)
+        return (geofence.geometry.signedDistance(to: point), geofence.geometry.characteristicRadius,
+                geofence.extent?.center)
     }
 
     func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext,

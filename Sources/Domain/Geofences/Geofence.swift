@@ -13,10 +13,12 @@ public final class Geofence: Sendable {
     public let dwellThreshold: Int?
     /// Precomputed geometry for fast containment and distance tests.
     public let geometry: GeofenceGeometry
+    /// Radar's `geometryCenter`/`geometryRadius` (see `GeometryExtent`); nil for a shape without one.
+    public let extent: GeometryExtent?
 
     public init(
         tag: String, externalId: String, description: String = "", shape: GeofenceShape,
-        metadata: RawJSON? = nil, enabled: Bool = true, dwellThreshold: Int? = nil
+        metadata: RawJSON? = nil, enabled: Bool = true, dwellThreshold: Int? = nil, extent: GeometryExtent? = nil
     ) {
         self.id = GeofenceID(tag: tag, externalId: externalId)
         self.tag = tag
@@ -27,5 +29,7 @@ public final class Geofence: Sendable {
         self.enabled = enabled
         self.dwellThreshold = dwellThreshold
         self.geometry = GeofenceGeometry(shape)
+        // Given only by an event decoded back, whose polygon has no rings to compute it from.
+        self.extent = extent ?? GeometryExtent(shape)
     }
 }

@@ -3,7 +3,7 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 6: a trip's ETA milestones and its summary's ETA errors, its expiry and legs; commands' status,
+    /// 6: a trip's ETA milestones and its summary's ETA errors, its expiry, legs and destination geofence's center; commands' status,
     /// expiresAfter and legs; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
     static let version: UInt8 = 6
@@ -374,6 +374,7 @@ public enum TimelineCodec {
         w.optional(t.signalLostSince) { w, v in w.i64(v) }
         w.optional(t.etaRisingSince) { w, v in w.i64(v) }
         w.bool(t.movingAwayNotified)
+        w.optional(s.destinationLocation) { w, c in write(c, &w) }
         w.f32(t.etaMilestones.wayMeters)
         for predicted in [t.etaMilestones.quarter, t.etaMilestones.half, t.etaMilestones.threeQuarters] {
             w.optional(predicted) { w, v in w.i64(v) }
@@ -439,6 +440,9 @@ public enum TimelineCodec {
             t.movingAwayNotified = try r.bool()
         }
         if r.layout >= 6 {
+            t.snapshot.destinationLocation = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                try readCoordinate(&r)
+            }
             t.etaMilestones.wayMeters = try r.f32()
             t.etaMilestones.quarter = try readOptionalI64(&r)
             t.etaMilestones.half = try readOptionalI64(&r)

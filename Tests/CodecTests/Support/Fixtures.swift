@@ -54,6 +54,7 @@ enum Fixtures {
             plan: plan, status: .started, startedAt: t0, delay: TripDelay(delayed: false, minutes: 0))
         var updated = started
         updated.eta = Eta(durationSeconds: 480, distanceMeters: 3200)
+        updated.destinationLocation = Coordinate(latitude: 40.7342, longitude: -73.9911)  // the shift's center
         var rising = updated
         rising.eta = Eta(durationSeconds: 500, distanceMeters: 3300)
         rising.etaRisingStreak = 3
@@ -80,6 +81,7 @@ enum Fixtures {
         noLocation.locationAccuracy = .nan
         var atSecondLeg = arrived
         atSecondLeg.plan = plan.with(legs: legs, defaultRadius: 100)
+        atSecondLeg.destinationLocation = nil  // its current leg is a point: the plan's
         return [
             event(.enteredGeofence, 1, geofence: shift),
             event(.exitedGeofence, 2, geofence: shift, duration: 6300),
