@@ -38,6 +38,17 @@ import Testing
         #expect(h.events(.updatedTrip).last?.createdAt == World.t0 + 90_000, "tracked from then on")
     }
 
+    @Test func aStartWithoutStatusStartsThePendingTrip() throws {
+        var h = Harness([destination])
+        h.send(start(at: 0, status: .pending))
+        h.send(start(at: 30))
+        let started = try #require(h.events(.startedTrip).first)
+        #expect(started.trip?.startedAt == World.t0 + 30_000 && h.events(.startedTrip).count == 1)
+        h.send(start(at: 60, status: .pending))  // the same trip, already started: it cannot go back
+        #expect(h.fold.state(of: "u1")?.trip?.snapshot.status == .started)
+        #expect(h.fold.counters.rejected[.invalidTransition] == 1)
+    }
+
     @Test func anUpdateSetsApproachingArrivedAndCompleted() throws {
         var h = Harness([destination])
         h.send(World.fix(at: 0, World.offset(o, north: 5_000, east: 0)))

@@ -8,7 +8,11 @@ extension UserState {
         case .start:
             if let current = trip, current.snapshot.status.isOpen {
                 if current.snapshot.plan.externalId == command.trip.externalId {
-                    return update(with: command.trip, at: time, context: context, events: &events)
+                    var options = command.trip
+                    if current.snapshot.status == .pending, options.status == nil {
+                        options.status = .started  // a start without a status starts the pending trip
+                    }
+                    return update(with: options, at: time, context: context, events: &events)
                 }
                 stopTrip(as: .canceled, at: time, context: context, events: &events)  // replaced by the new trip
             }
