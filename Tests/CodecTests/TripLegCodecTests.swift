@@ -64,6 +64,20 @@ struct TripLegCodecTests {
         }
     }
 
+    @Test func commandsWithLegsStatusAndExpiryRoundTripThroughTheInputEncoder() throws {
+        // What `tripstream simulate` and the fuzz harness write must read back the same.
+        let data = try Data(contentsOf: PackagePaths.schemas.appendingPathComponent("examples/trip-commands.ndjson"))
+        var checked = 0
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            let decoded = try TripCommandDecoder.decode(Array(line))
+            var bytes: [UInt8] = []
+            InputRecordEncoder.encode(decoded, into: &bytes)
+            #expect(try TripCommandDecoder.decode(bytes) == decoded, "\(String(decoding: bytes, as: UTF8.self))")
+            if decoded.trip.legs != nil || decoded.trip.legIds != nil || decoded.trip.status != nil { checked += 1 }
+        }
+        #expect(checked >= 4, "the examples have pending, leg and status commands")
+    }
+
     @Test func eventsShowTheLegsWithTheCurrentOneAsTheTrip() throws {
         let event = try #require(Fixtures.allEvents.first { $0.trip?.plan.legs.isEmpty == false })
         let text = EventEncoder.string(event, actualCreatedAt: Fixtures.processedAt)

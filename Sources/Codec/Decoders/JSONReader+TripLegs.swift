@@ -77,7 +77,8 @@ extension JSONReader {
             }
         }
         let geofence = leg.destinationGeofenceTag != nil && leg.destinationGeofenceExternalId != nil
-        guard hasDestination, geofence != (leg.destinationCoordinates != nil) else {
+        let halfGeofence = (leg.destinationGeofenceTag == nil) != (leg.destinationGeofenceExternalId == nil)
+        guard hasDestination, !halfGeofence, geofence != (leg.destinationCoordinates != nil) else {
             Self.note(
                 DecodeError(
                     .missingField,

@@ -80,6 +80,34 @@ public enum InputRecordEncoder {
             w.raw(",\"delayThreshold\":")
             w.int(threshold)
         }
+        if let minutes = trip.expiresAfter {
+            w.raw(",\"expiresAfter\":")
+            w.int(minutes)
+        }
+        if let status = trip.status {
+            w.raw(",\"status\":")
+            w.tripStatus(status)
+        }
+        if let legs = trip.legs {
+            w.raw(",\"legs\":[")
+            for (index, leg) in legs.enumerated() {
+                if index > 0 { w.byte(UInt8(ascii: ",")) }
+                w.tripLeg(leg, status: leg.status, arrivedAt: leg.arrivedAt)
+            }
+            w.byte(UInt8(ascii: "]"))
+        }
+        if let legId = trip.legId {
+            w.raw(",\"legId\":")
+            w.string(legId)
+        }
+        if let legIds = trip.legIds {
+            w.raw(",\"legIds\":[")
+            for (index, id) in legIds.enumerated() {
+                if index > 0 { w.byte(UInt8(ascii: ",")) }
+                w.string(id)
+            }
+            w.byte(UInt8(ascii: "]"))
+        }
         if let metadata = trip.metadata {
             w.raw(",\"metadata\":")
             w.raw(metadata)

@@ -158,44 +158,55 @@ extension JSONWriter {
         raw(",\"legs\":[")
         for (index, leg) in t.plan.legs.enumerated() {
             if index > 0 { byte(UInt8(ascii: ",")) }
-            raw("{\"_id\":")
-            string(leg.id)
-            raw(",\"status\":")
-            tripStatus(index == current ? t.status : leg.status)
-            raw(",\"destination\":{")
-            if let tag = leg.destinationGeofenceTag, let externalId = leg.destinationGeofenceExternalId {
-                raw("\"destinationGeofenceTag\":")
-                string(tag)
-                raw(",\"destinationGeofenceExternalId\":")
-                string(externalId)
-            } else if let c = leg.destinationCoordinates {
-                raw("\"coordinates\":[")
-                coordinateE7(c.longitudeE7)
-                byte(UInt8(ascii: ","))
-                coordinateE7(c.latitudeE7)
-                byte(UInt8(ascii: "]"))
-                if let radius = leg.arrivalRadius, radius.isFinite {
-                    raw(",\"arrivalRadius\":")
-                    double(radius)
-                }
-            }
-            raw("},\"stopDuration\":")
-            int(leg.stopDuration)
-            if let metadata = leg.metadata {
-                raw(",\"metadata\":")
-                raw(metadata)
-            }
-            if let arrivedAt = index == current ? t.arrivedAt : leg.arrivedAt {
-                raw(",\"arrivedAt\":")
-                timestamp(arrivedAt)
-            }
-            byte(UInt8(ascii: "}"))
+            tripLeg(leg, status: index == current ? t.status : leg.status,
+                    arrivedAt: index == current ? t.arrivedAt : leg.arrivedAt)
         }
         byte(UInt8(ascii: "]"))
         if let current {
             raw(",\"currentLegId\":")
             string(t.plan.legs[current].id)
         }
+    }
+
+    /// Radar's leg object: `{"_id", "status", "destination": {…}, "stopDuration", "metadata", "arrivedAt"}`
+    /// (`_id` unless empty: a command's leg the fold has not numbered yet).
+    mutating func tripLeg(_ leg: TripLeg, status: TripStatus, arrivedAt: UnixMillis?) {
+        byte(UInt8(ascii: "{"))
+        if !leg.id.isEmpty {
+            raw("\"_id\":")
+            string(leg.id)
+            byte(UInt8(ascii: ","))
+        }
+        raw("\"status\":")
+        tripStatus(status)
+        raw(",\"destination\":{")
+        if let tag = leg.destinationGeofenceTag, let externalId = leg.destinationGeofenceExternalId {
+            raw("\"destinationGeofenceTag\":")
+            string(tag)
+            raw(",\"destinationGeofenceExternalId\":")
+            string(externalId)
+        } else if let c = leg.destinationCoordinates {
+            raw("\"coordinates\":[")
+            coordinateE7(c.longitudeE7)
+            byte(UInt8(ascii: ","))
+            coordinateE7(c.latitudeE7)
+            byte(UInt8(ascii: "]"))
+            if let radius = leg.arrivalRadius, radius.isFinite {
+                raw(",\"arrivalRadius\":")
+                double(radius)
+            }
+        }
+        raw("},\"stopDuration\":")
+        int(leg.stopDuration)
+        if let metadata = leg.metadata {
+            raw(",\"metadata\":")
+            raw(metadata)
+        }
+        if let arrivedAt {
+            raw(",\"arrivedAt\":")
+            timestamp(arrivedAt)
+        }
+        byte(UInt8(ascii: "}"))
     }
 
     /// `,"etaError25":…` (minutes, signed), `etaError50`, `etaError75`: each the summary has.
