@@ -11,8 +11,8 @@ import Testing
             scheduledArrivalAt: 5_000_000, delayThreshold: 3, metadata: nil, expiry: 5_400_000)
         var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .pending, startedAt: 1_000), ordinal: 2)
         progress.etaMilestones.wayMeters = 4_000
-        progress.etaMilestones.quarter = 90_000
-        progress.etaMilestones.half = 150_000
+        progress.etaMilestones.quarter = 900
+        progress.etaMilestones.half = -5
         progress.snapshot.summary = TripSummary(distanceMeters: 10, durationSeconds: 20, timeOnSiteSeconds: nil,
                                                 etaErrors: EtaErrors(quarter: -30, threeQuarters: 12))
         var state = UserState()

@@ -145,7 +145,9 @@ extension UserState {
             distanceMeters: Int32(clamping: Int64(progress.distance.rounded())),
             durationSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000),
             timeOnSiteSeconds: onSite,
-            etaErrors: progress.snapshot.arrivedAt.map { progress.etaMilestones.errors(arrival: $0) } ?? EtaErrors())
+            etaErrors: progress.snapshot.arrivedAt.map { arrived in
+                progress.etaMilestones.errors(arrivalSeconds: Int32(clamping: (arrived - progress.snapshot.startedAt) / 1000))
+            } ?? EtaErrors())
         trip = progress
         events.append(tripEvent(.stoppedTrip, at: time, context: context))
         trip = nil
@@ -293,7 +295,9 @@ extension UserState {
                 progress.etaRisingSince = time
             }
             progress.snapshot.eta = eta
-            progress.etaMilestones.record(centerDistance: centerDistance, etaSeconds: eta.durationSeconds, at: time)
+            progress.etaMilestones.record(
+                centerDistance: centerDistance, etaSeconds: eta.durationSeconds,
+                elapsedSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000))
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }
         return arrivedNow

@@ -377,7 +377,7 @@ public enum TimelineCodec {
         w.optional(s.destinationLocation) { w, c in write(c, &w) }
         w.f32(t.etaMilestones.wayMeters)
         for predicted in [t.etaMilestones.quarter, t.etaMilestones.half, t.etaMilestones.threeQuarters] {
-            w.optional(predicted) { w, v in w.i64(v) }
+            w.optional(predicted) { w, v in w.i32(v) }
         }
     }
 
@@ -409,9 +409,9 @@ public enum TimelineCodec {
                     try r.i32()
                 })
             if r.layout >= 6 {
-                summary.etaErrors.quarter = try readOptionalI32(&r)
-                summary.etaErrors.half = try readOptionalI32(&r)
-                summary.etaErrors.threeQuarters = try readOptionalI32(&r)
+                summary.etaErrors.quarter = try readGradedSeconds(&r)
+                summary.etaErrors.half = try readGradedSeconds(&r)
+                summary.etaErrors.threeQuarters = try readGradedSeconds(&r)
             }
             return summary
         }
@@ -444,9 +444,9 @@ public enum TimelineCodec {
                 try readCoordinate(&r)
             }
             t.etaMilestones.wayMeters = try r.f32()
-            t.etaMilestones.quarter = try readOptionalI64(&r)
-            t.etaMilestones.half = try readOptionalI64(&r)
-            t.etaMilestones.threeQuarters = try readOptionalI64(&r)
+            t.etaMilestones.quarter = try readGradedSeconds(&r)
+            t.etaMilestones.half = try readGradedSeconds(&r)
+            t.etaMilestones.threeQuarters = try readGradedSeconds(&r)
         }
         return t
     }
@@ -460,8 +460,13 @@ public enum TimelineCodec {
         return value
     }
 
-    private static func readOptionalI32(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int32? {
-        try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i32() }
+    /// An ETA milestone or error, seconds; `Int32.min` is how memory says "none", so never a value.
+    private static func readGradedSeconds(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int32? {
+        try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+            let seconds = try r.i32()
+            guard seconds != Int32.min else { throw BinaryReader.Corrupt(description: "ETA seconds out of range") }
+            return seconds
+        }
     }
 
     private static func readOptionalI64(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int64? {
