@@ -89,24 +89,16 @@ public enum InputRecordEncoder {
             w.tripStatus(status)
         }
         if let legs = trip.legs {
-            w.raw(",\"legs\":[")
-            for (index, leg) in legs.enumerated() {
-                if index > 0 { w.byte(UInt8(ascii: ",")) }
-                w.tripLeg(leg, status: leg.status, arrivedAt: leg.arrivedAt)
-            }
-            w.byte(UInt8(ascii: "]"))
+            w.raw(",\"legs\":")
+            w.array(legs) { w, leg in w.tripLeg(leg, status: leg.status, arrivedAt: leg.arrivedAt) }
         }
         if let legId = trip.legId {
             w.raw(",\"legId\":")
             w.string(legId)
         }
         if let legIds = trip.legIds {
-            w.raw(",\"legIds\":[")
-            for (index, id) in legIds.enumerated() {
-                if index > 0 { w.byte(UInt8(ascii: ",")) }
-                w.string(id)
-            }
-            w.byte(UInt8(ascii: "]"))
+            w.raw(",\"legIds\":")
+            w.array(legIds) { w, id in w.string(id) }
         }
         if let metadata = trip.metadata {
             w.raw(",\"metadata\":")

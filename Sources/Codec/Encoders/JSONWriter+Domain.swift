@@ -168,6 +168,16 @@ extension JSONWriter {
         }
     }
 
+    /// `[…]`: `items`, each written by `element`, comma-separated.
+    mutating func array<T>(_ items: [T], _ element: (inout JSONWriter, T) -> Void) {
+        byte(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { byte(UInt8(ascii: ",")) }
+            element(&self, item)
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
     /// Radar's leg object: `{"_id", "status", "destination": {…}, "stopDuration", "metadata", "arrivedAt"}`
     /// (`_id` unless empty: a command's leg the fold has not numbered yet).
     mutating func tripLeg(_ leg: TripLeg, status: TripStatus, arrivedAt: UnixMillis?) {
