@@ -164,6 +164,8 @@ enum Tokens {
             "destinationLocation", "actualCreatedAt", "reason", "detail", "topic", "partition", "offset", "key",
             "keyBase64", "value", "valueBase64", "receivedAt", "invalid_json", "user.entered_geofence",
             "user.updated_trip", "started", "arrived", "000000000000000000000000", "ffffffffffffffffffffffff",
+            "pending", "expiresAfter", "legs", "legId", "legIds", "currentLegId", "stopDuration", "arrivalRadius",
+            "addLegs", "reorderLegs", "updateLeg", "etaError25",
         ]
         tokens += names.map { Array("\"\($0)\"".utf8) }
         // Invalid UTF-8: overlong, surrogate, beyond U+10FFFF, stray continuation, truncated sequences.

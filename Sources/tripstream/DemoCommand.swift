@@ -26,7 +26,7 @@ enum DemoCommand {
             .value("show", valueName: "kinds",
                    help: "Event kinds to print: all, or a list of trip, geofence, updates.", default: "trip,geofence"),
             .value("seed", valueName: "n", help: "Random seed of the fleet.", default: "7"),
-        ])
+        ] + TripDefaultOptions.specs(environment: false))
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -39,6 +39,8 @@ enum DemoCommand {
         settings.start = WallClock.now() - settings.duration * 1000  // recent, so live events are live
         let speedup = max(try parsed.double("speedup"), 1)
         let show = Set(parsed.list("show"))
+        var foldSettings = FoldSettings()
+        try TripDefaultOptions.read(parsed, into: &foldSettings)
 
         let topics = Topics()
         let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)
@@ -48,6 +50,7 @@ enum DemoCommand {
         let state = NSTemporaryDirectory() + "tripstream-demo-\(getpid())"
         var options = RuntimeOptions(kafka: kafka, stateDirectory: state, instanceId: "demo")
         options.group = "tripstream-demo"
+        options.settings = foldSettings
         let metrics = RuntimeMetrics()
         let done = DemoFlag()
         let runtimeOptions = options

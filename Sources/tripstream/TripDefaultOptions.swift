@@ -7,6 +7,14 @@ enum TripDefaultOptions {
     /// The options; `run` also reads them from `TRIPSTREAM_…` environment variables.
     static func specs(environment: Bool) -> [OptionSpec] {
         [
+            .value("approaching-threshold", valueName: "minutes",
+                   help: "ETA in minutes at which a trip becomes approaching, for trips that give no approachingThreshold "
+                       + "(1…1440).",
+                   default: "5", environment: environment ? "TRIPSTREAM_APPROACHING_THRESHOLD" : nil),
+            .value("trip-expiry", valueName: "duration",
+                   help: "A trip neither completed nor canceled expires this long after it started, for trips that give "
+                       + "no expiresAfter (1m…30d).",
+                   default: "24h", environment: environment ? "TRIPSTREAM_TRIP_EXPIRY" : nil),
             .value("delay-threshold", valueName: "minutes",
                    help: "Minutes of predicted lateness past a trip's scheduledArrivalAt before user.delayed_during_trip, "
                        + "for trips that give no delayThreshold (0…1440).",
@@ -24,6 +32,11 @@ enum TripDefaultOptions {
 
     /// Reads the options into `settings`.
     static func read(_ parsed: ParsedArguments, into settings: inout FoldSettings) throws {
+        settings.defaultApproachingThreshold = try parsed.int("approaching-threshold", in: 1...1440)
+        settings.tripExpiry = try parsed.duration("trip-expiry")
+        guard (60_000...FoldSettings.maximumReplayHorizon).contains(settings.tripExpiry) else {
+            throw CommandFailure("--trip-expiry must be 1m…30d, got \(settings.tripExpiry / 1000) s")
+        }
         settings.defaultDelayThreshold = try parsed.int("delay-threshold", in: 0...1440)
         settings.tripSignalLostAfter = try parsed.duration("trip-signal-lost-after")
         settings.movingAwayAfter = try parsed.duration("moving-away-after")

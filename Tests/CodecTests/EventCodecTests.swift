@@ -72,12 +72,13 @@ struct EventCodecTests {
         let text = EventEncoder.string(Fixtures.allEvents[9], actualCreatedAt: Fixtures.processedAt)
         let expected: String = [
             #""trip":{"externalId":"trip_shift_12345","status":"completed","mode":"car","destinationGeofenceTag":"shift","#,
-            #""destinationGeofenceExternalId":"shift_12345","approachingThreshold":5,"#,
+            #""destinationGeofenceExternalId":"shift_12345","#,
+            #""destinationLocation":{"type":"Point","coordinates":[-73.9911,40.7342]},"approachingThreshold":5,"#,
             #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","delayThreshold":2,"#,
             #""metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#,
             #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#,
             #""eta":{"duration":0,"distance":0},"delay":{"delayed":false,"scheduledArrivalTimeDelay":0},"#,
-            #""summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5}}}"#,
+            #""summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5,"etaError25":1.58,"etaError50":-0.67}}}"#,
         ].joined()
         #expect(text.hasSuffix(expected), "\(text)")
     }

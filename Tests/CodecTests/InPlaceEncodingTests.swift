@@ -138,7 +138,8 @@ struct InPlaceEncodingTests {
 
     @Test func destinationRadiusOnlyForCoordinateDestinations() throws {
         let geofenceTrip = EventEncoder.string(Fixtures.allEvents[5], actualCreatedAt: 0)
-        #expect(geofenceTrip.contains(#""destinationGeofenceExternalId":"shift_12345","approachingThreshold":5"#))
+        #expect(geofenceTrip.contains(
+            #""destinationGeofenceExternalId":"shift_12345","destinationLocation":{"type":"Point","coordinates":[-73.9911,40.7342]},"approachingThreshold":5"#))
         #expect(!geofenceTrip.contains("destinationRadius"))
         let pointTrip = EventEncoder.string(Fixtures.allEvents[12], actualCreatedAt: 0)
         #expect(

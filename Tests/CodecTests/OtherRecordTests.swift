@@ -38,7 +38,12 @@ struct OtherRecordTests {
             } else {
                 #expect(record["arrivalDelaySeconds"] == nil)
             }
+            let errors = summary.etaErrors
+            #expect(record["etaError25Seconds"] as? Int == errors.quarter.map(Int.init))
+            #expect(record["etaError50Seconds"] as? Int == errors.half.map(Int.init))
+            #expect(record["etaError75Seconds"] as? Int == errors.threeQuarters.map(Int.init))
         }
+        #expect(stops.contains { $0.trip?.summary?.etaErrors.quarter == 95 }, "a fixture grades its ETA")
         var none: [UInt8] = []
         let notAStop = try #require(Fixtures.allEvents.first { $0.type != .stoppedTrip })
         #expect(!TripSummaryEncoder.encode(notAStop, actualCreatedAt: 0, into: &none) && none.isEmpty)

@@ -102,4 +102,45 @@ struct TripCommandDecoderTests {
             )
         }
     }
+
+    @Test func decodesStatusAndExpiry() throws {
+        let pending = try command(
+            #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","#
+                + #""destinationGeofenceTag":"shift","destinationGeofenceExternalId":"s1","status":"pending","#
+                + #""expiresAfter":90}}"#)
+        #expect(pending.trip.status == .pending && pending.trip.expiresAfter == 90)
+        for status in TripStatus.allCases where status != .pending && status != .expired {
+            let update = try command(
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","status":"\#(status.name)"}}"#)
+            #expect(update.trip.status == status)
+        }
+    }
+
+    @Test func rejectsStatusesNoCommandSets() {
+        expectRejection(.invalidTransition, #"trip.status "arrived" cannot be set by a start command"#) {
+            () throws(DecodeError) in
+            try command(
+                #"{"type":"start","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","#
+                    + #""destinationCoordinates":[1,2],"status":"arrived"}}"#)
+        }
+        expectRejection(.invalidTransition, #"trip.status "pending" cannot be set by an update command"#) {
+            () throws(DecodeError) in
+            try command(
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","status":"pending"}}"#)
+        }
+        expectRejection(.invalidTransition, #"trip.status "expired" cannot be set by an update command"#) {
+            () throws(DecodeError) in
+            try command(
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","status":"expired"}}"#)
+        }
+        expectRejection(.unknownEnumValue, #"trip.status "paused" is not one of pending, started"#) {
+            () throws(DecodeError) in
+            try command(
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","status":"paused"}}"#)
+        }
+        expectRejection(.valueOutOfRange, "trip.expiresAfter 0 out of range [1, 43200]") { () throws(DecodeError) in
+            try command(
+                #"{"type":"update","userId":"u","createdAt":"2026-05-12T14:00:00Z","trip":{"externalId":"t","expiresAfter":0}}"#)
+        }
+    }
 }

@@ -173,6 +173,9 @@ public enum EventDecoder {
         }
     }
 
+    /// A polygon's radius may reach half round the earth (circles stop at `GeofenceDecoder.maxRadius`).
+    static let maxGeometryRadius = 20_037_509.0
+
     private static func geofence(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError)
         -> Geofence?
     {
@@ -207,7 +210,7 @@ public enum EventDecoder {
                 center = try reader.pointField("geofence.geometryCenter", &issue)
             } else if reader.matches(key, "geometryRadius") {
                 radius = try reader.doubleField(
-                    "geofence.geometryRadius", range: 0...GeofenceDecoder.maxRadius, rangeText: "[0, 100000]", &issue)
+                    "geofence.geometryRadius", range: 0...Self.maxGeometryRadius, rangeText: "[0, 20037509]", &issue)
             } else if reader.matches(key, "metadata") {
                 metadata = try reader.metadataField("geofence.metadata", &issue)
             } else if reader.matches(key, "enabled") {
@@ -228,7 +231,8 @@ public enum EventDecoder {
             : .polygon(rings: [])
         return Geofence(
             tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
-            enabled: enabled, dwellThreshold: dwell)
+            enabled: enabled, dwellThreshold: dwell,
+            extent: isCircle ? nil : center.map { GeometryExtent(center: $0, radius: radius ?? .nan) })
     }
 
     private static func trip(
@@ -255,13 +259,15 @@ public enum EventDecoder {
         var threshold = 0
         var rising: UInt16 = 0
         var summary: TripSummary?
+        var legs: [TripLeg] = []
+        var currentLegId: String?
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
             if reader.matches(key, "externalId") {
                 externalId = try reader.stringField("trip.externalId", &issue)
             } else if reader.matches(key, "status") {
                 status = try reader.enumField(
-                    "trip.status", choices: "started, approaching, arrived, completed, canceled, expired", &issue
+                    "trip.status", choices: "pending, started, approaching, arrived, completed, canceled, expired", &issue
                 ) { bytes in TripStatus.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
             } else if reader.matches(key, "mode") {
                 mode =
@@ -299,6 +305,10 @@ public enum EventDecoder {
                 rising = UInt16(try reader.integerField("trip.etaRising", range: 0...65535, &issue) ?? 0)
             } else if reader.matches(key, "summary") {
                 summary = try self.summary(&reader, &issue)
+            } else if reader.matches(key, "legs") {
+                legs = try reader.tripLegsField(&issue) ?? []
+            } else if reader.matches(key, "currentLegId") {
+                currentLegId = try reader.stringField("trip.currentLegId", &issue)
             } else {
                 try reader.skipValue()
             }
@@ -311,14 +321,24 @@ public enum EventDecoder {
             JSONReader.note(.missing("trip.status"), &issue)
             return nil
         }
+        if let currentLegId, let current = legs.firstIndex(where: { $0.id == currentLegId }) {
+            // The current leg shows the trip's status and arrival; it is pending until done.
+            legs[current].status = .pending
+            legs[current].arrivedAt = nil
+        }
+        // A geofence destination's destinationLocation is the geofence's center, not the plan's point.
+        let geofenceCenter = tag != nil ? destination : nil
+        if tag != nil { destination = nil }
         let plan = TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: destinationExternalId,
             destinationCoordinates: destination, destinationRadius: radius ?? Self.defaultDestinationRadius,
             mode: mode, approachingThreshold: approaching, scheduledArrivalAt: scheduled, delayThreshold: threshold,
-            metadata: metadata)
-        return TripSnapshot(
+            metadata: metadata, legs: legs)
+        var snapshot = TripSnapshot(
             plan: plan, status: status, startedAt: startedAt, eta: eta, delay: delay, etaRisingStreak: rising,
             arrivedAt: arrivedAt, summary: summary)
+        snapshot.destinationLocation = geofenceCenter
+        return snapshot
     }
 
     private static func eta(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Eta? {
@@ -385,6 +405,7 @@ public enum EventDecoder {
         var distance: Int64?
         var duration: Int32?
         var onSite: Int32?
+        var errors = EtaErrors()
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
             if reader.matches(key, "distance") {
@@ -393,11 +414,18 @@ public enum EventDecoder {
                 duration = try seconds("trip.summary.duration", &reader, &issue)
             } else if reader.matches(key, "timeOnSite") {
                 onSite = try seconds("trip.summary.timeOnSite", &reader, &issue)
+            } else if reader.matches(key, "etaError25") {
+                errors.quarter = try seconds("trip.summary.etaError25", &reader, &issue)
+            } else if reader.matches(key, "etaError50") {
+                errors.half = try seconds("trip.summary.etaError50", &reader, &issue)
+            } else if reader.matches(key, "etaError75") {
+                errors.threeQuarters = try seconds("trip.summary.etaError75", &reader, &issue)
             } else {
                 try reader.skipValue()
             }
         }
         return TripSummary(
-            distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite)
+            distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite,
+            etaErrors: errors)
     }
 }

@@ -80,6 +80,26 @@ public enum InputRecordEncoder {
             w.raw(",\"delayThreshold\":")
             w.int(threshold)
         }
+        if let minutes = trip.expiresAfter {
+            w.raw(",\"expiresAfter\":")
+            w.int(minutes)
+        }
+        if let status = trip.status {
+            w.raw(",\"status\":")
+            w.tripStatus(status)
+        }
+        if let legs = trip.legs {
+            w.raw(",\"legs\":")
+            w.array(legs) { w, leg in w.tripLeg(leg, status: leg.status, arrivedAt: leg.arrivedAt) }
+        }
+        if let legId = trip.legId {
+            w.raw(",\"legId\":")
+            w.string(legId)
+        }
+        if let legIds = trip.legIds {
+            w.raw(",\"legIds\":")
+            w.array(legIds) { w, id in w.string(id) }
+        }
         if let metadata = trip.metadata {
             w.raw(",\"metadata\":")
             w.raw(metadata)

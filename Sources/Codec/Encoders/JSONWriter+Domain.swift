@@ -12,8 +12,9 @@ extension JSONWriter {
         }
     }
 
-    /// A geofence as events show it (Radar's names). Circles carry `geometryCenter` and
-    /// `geometryRadius`; polygon rings are not repeated in events (they can be large).
+    /// A geofence as events show it (Radar's names). Circles and polygons carry `geometryCenter` and
+    /// `geometryRadius` (a polygon's centroid and farthest vertex, `GeometryExtent`); polygon rings
+    /// are not repeated in events (they can be large).
     mutating func geofence(_ g: Geofence) {
         raw("{\"tag\":")
         string(g.tag)
@@ -31,6 +32,14 @@ extension JSONWriter {
             }
         case .polygon:
             raw(",\"type\":\"polygon\"")
+            if let extent = g.extent {
+                raw(",\"geometryCenter\":")
+                point(extent.center)
+                if extent.radius.isFinite {
+                    raw(",\"geometryRadius\":")
+                    double(extent.radius)
+                }
+            }
         }
         if let metadata = g.metadata {
             raw(",\"metadata\":")
@@ -48,7 +57,7 @@ extension JSONWriter {
     mutating func trip(_ t: TripSnapshot) {
         tripOpening(t.plan)
         tripStatus(t.status)
-        tripPlanFields(t.plan)
+        tripPlanFields(t.plan, geofenceCenter: t.destinationLocation)
         tripProgress(t)
     }
 
@@ -70,13 +79,15 @@ extension JSONWriter {
         case .completed: raw("\"completed\"")
         case .canceled: raw("\"canceled\"")
         case .expired: raw("\"expired\"")
+        case .pending: raw("\"pending\"")
         }
     }
 
     /// The plan's fields after the status: `,"mode":…` through `metadata`, then `,"startedAt":`.
+    /// `destinationLocation` is the destination point, or a destination geofence's center (as Radar);
     /// `destinationRadius` only for a destination given as coordinates: for a geofence destination the
     /// geofence's own shape decides arrival, and the plan's radius means nothing.
-    mutating func tripPlanFields(_ plan: TripPlan) {
+    mutating func tripPlanFields(_ plan: TripPlan, geofenceCenter: Coordinate?) {
         raw(",\"mode\":")
         string(plan.mode.name)
         destinationGeofence(plan)
@@ -87,6 +98,9 @@ extension JSONWriter {
                 raw(",\"destinationRadius\":")
                 double(plan.destinationRadius)
             }
+        } else if let geofenceCenter {
+            raw(",\"destinationLocation\":")
+            point(geofenceCenter)
         }
         raw(",\"approachingThreshold\":")
         int(plan.approachingThreshold)
@@ -130,9 +144,92 @@ extension JSONWriter {
                 raw(",\"timeOnSite\":")
                 minutes(seconds: Int64(onSite))
             }
+            tripEtaErrors(summary.etaErrors)
             byte(UInt8(ascii: "}"))
         }
+        if !t.plan.legs.isEmpty { tripLegs(t) }
         byte(UInt8(ascii: "}"))
+    }
+
+    /// `,"legs":[…],"currentLegId":"…"`: Radar's leg objects. The current leg shows the trip's status
+    /// and arrival (the trip's ETA is the current leg's); `currentLegId` is absent once none is left.
+    private mutating func tripLegs(_ t: TripSnapshot) {
+        let current = t.plan.currentLegIndex
+        raw(",\"legs\":[")
+        for (index, leg) in t.plan.legs.enumerated() {
+            if index > 0 { byte(UInt8(ascii: ",")) }
+            tripLeg(leg, status: index == current ? t.status : leg.status,
+                    arrivedAt: index == current ? t.arrivedAt : leg.arrivedAt)
+        }
+        byte(UInt8(ascii: "]"))
+        if let current {
+            raw(",\"currentLegId\":")
+            string(t.plan.legs[current].id)
+        }
+    }
+
+    /// `[…]`: `items`, each written by `element`, comma-separated.
+    mutating func array<T>(_ items: [T], _ element: (inout JSONWriter, T) -> Void) {
+        byte(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { byte(UInt8(ascii: ",")) }
+            element(&self, item)
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
+    /// Radar's leg object: `{"_id", "status", "destination": {…}, "stopDuration", "metadata", "arrivedAt"}`
+    /// (`_id` unless empty: a command's leg the fold has not numbered yet).
+    mutating func tripLeg(_ leg: TripLeg, status: TripStatus, arrivedAt: UnixMillis?) {
+        byte(UInt8(ascii: "{"))
+        if !leg.id.isEmpty {
+            raw("\"_id\":")
+            string(leg.id)
+            byte(UInt8(ascii: ","))
+        }
+        raw("\"status\":")
+        tripStatus(status)
+        raw(",\"destination\":{")
+        if let tag = leg.destinationGeofenceTag, let externalId = leg.destinationGeofenceExternalId {
+            raw("\"destinationGeofenceTag\":")
+            string(tag)
+            raw(",\"destinationGeofenceExternalId\":")
+            string(externalId)
+        } else if let c = leg.destinationCoordinates {
+            raw("\"coordinates\":[")
+            coordinateE7(c.longitudeE7)
+            byte(UInt8(ascii: ","))
+            coordinateE7(c.latitudeE7)
+            byte(UInt8(ascii: "]"))
+            if let radius = leg.arrivalRadius, radius.isFinite {
+                raw(",\"arrivalRadius\":")
+                double(radius)
+            }
+        }
+        raw("},\"stopDuration\":")
+        int(leg.stopDuration)
+        if let metadata = leg.metadata {
+            raw(",\"metadata\":")
+            raw(metadata)
+        }
+        if let arrivedAt {
+            raw(",\"arrivedAt\":")
+            timestamp(arrivedAt)
+        }
+        byte(UInt8(ascii: "}"))
+    }
+
+    /// `,"etaError25":…` (minutes, signed), `etaError50`, `etaError75`: each the summary has.
+    private mutating func tripEtaErrors(_ errors: EtaErrors) {
+        let graded: [(key: StaticString, seconds: Int32?)] = [
+            (",\"etaError25\":", errors.quarter), (",\"etaError50\":", errors.half),
+            (",\"etaError75\":", errors.threeQuarters),
+        ]
+        for (key, seconds) in graded {
+            guard let seconds else { continue }
+            raw(key)
+            minutes(seconds: Int64(seconds))
+        }
     }
 
     /// The ETA record's plan part before the status: `,"externalId":"…","status":`.

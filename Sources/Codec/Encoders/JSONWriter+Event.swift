@@ -131,7 +131,16 @@ extension JSONWriter {
     }
 
     private static func maxPlanBytes(_ plan: TripPlan) -> Int {
-        maxBytes(plan.externalId) &+ maxBytes(plan.mode.name) &+ maxBytes(plan.destinationGeofenceTag)
+        var n = maxBytes(plan.externalId) &+ maxBytes(plan.mode.name) &+ maxBytes(plan.destinationGeofenceTag)
             &+ maxBytes(plan.destinationGeofenceExternalId) &+ maxBytes(plan.metadata)
+        for leg in plan.legs {
+            // Twice the id: once in the leg, once as currentLegId.
+            n &+= legFixedBytes &+ 2 &* maxBytes(leg.id) &+ maxBytes(leg.destinationGeofenceTag)
+                &+ maxBytes(leg.destinationGeofenceExternalId) &+ maxBytes(leg.metadata)
+        }
+        return n
     }
+
+    /// Bytes of a leg but its strings and metadata (about 220 with the longest numbers).
+    static let legFixedBytes = 384
 }

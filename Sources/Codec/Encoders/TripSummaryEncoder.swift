@@ -51,6 +51,16 @@ public enum TripSummaryEncoder {
                     w.int((arrivedAt - scheduled) / 1000)
                 }
             }
+            let errors = summary.etaErrors
+            let graded: [(key: StaticString, seconds: Int32?)] = [
+                (",\"etaError25Seconds\":", errors.quarter), (",\"etaError50Seconds\":", errors.half),
+                (",\"etaError75Seconds\":", errors.threeQuarters),
+            ]
+            for (key, seconds) in graded {
+                guard let seconds else { continue }
+                w.raw(key)
+                w.int(seconds)
+            }
             if let metadata = plan.metadata {
                 w.raw(",\"metadata\":")
                 w.raw(metadata)

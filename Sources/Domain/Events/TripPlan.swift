@@ -13,13 +13,21 @@ public final class TripPlan: Sendable, Equatable {
     /// Minutes the predicted arrival may pass `scheduledArrivalAt` before the trip counts as delayed.
     public let delayThreshold: Int
     public let metadata: RawJSON?
+    /// The trip expires this long after it started, ms.
+    public let expiry: UnixMillis
+    /// A multi-leg trip's legs (empty: a trip to one destination). The destination fields above
+    /// are the current leg's.
+    public let legs: [TripLeg]
+    /// Where the current leg (the first pending one) is in `legs`.
+    public let currentLegIndex: Int?
     /// The destination geofence's id, when the destination is a geofence (hashed once, here).
     public let destinationGeofenceID: GeofenceID?
 
     public init(
         externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
         destinationCoordinates: Coordinate?, destinationRadius: Double, mode: TravelMode, approachingThreshold: Int,
-        scheduledArrivalAt: UnixMillis?, delayThreshold: Int = 0, metadata: RawJSON?
+        scheduledArrivalAt: UnixMillis?, delayThreshold: Int = 0, metadata: RawJSON?,
+        expiry: UnixMillis = 24 * 3_600_000, legs: [TripLeg] = []
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -31,11 +39,34 @@ public final class TripPlan: Sendable, Equatable {
         self.scheduledArrivalAt = scheduledArrivalAt
         self.delayThreshold = delayThreshold
         self.metadata = metadata
+        self.expiry = expiry
+        self.legs = legs
+        currentLegIndex = legs.firstIndex { $0.status == .pending }
         if let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId {
             destinationGeofenceID = GeofenceID(tag: tag, externalId: externalId)
         } else {
             destinationGeofenceID = nil
         }
+    }
+
+    public var currentLeg: TripLeg? { currentLegIndex.map { legs[$0] } }
+
+    /// This plan with `legs`, heading for the current one (or where it was headed, if none is left).
+    public func with(legs: [TripLeg], defaultRadius: Double) -> TripPlan {
+        let leg = legs.first { $0.status == .pending }
+        return TripPlan(
+            externalId: externalId, destinationGeofenceTag: leg.map { $0.destinationGeofenceTag } ?? destinationGeofenceTag,
+            destinationGeofenceExternalId: leg.map { $0.destinationGeofenceExternalId } ?? destinationGeofenceExternalId,
+            destinationCoordinates: leg.map { $0.destinationCoordinates } ?? destinationCoordinates,
+            destinationRadius: leg.map { $0.arrivalRadius ?? defaultRadius } ?? destinationRadius, mode: mode,
+            approachingThreshold: approachingThreshold, scheduledArrivalAt: scheduledArrivalAt,
+            delayThreshold: delayThreshold, metadata: metadata, expiry: expiry, legs: legs)
+    }
+
+    /// Whether this plan goes where `other` goes.
+    public func hasDestination(of other: TripPlan) -> Bool {
+        destinationGeofenceID == other.destinationGeofenceID && destinationCoordinates == other.destinationCoordinates
+            && destinationRadius == other.destinationRadius
     }
 
     public static func == (lhs: TripPlan, rhs: TripPlan) -> Bool {
@@ -46,6 +77,6 @@ public final class TripPlan: Sendable, Equatable {
                 && lhs.destinationRadius == rhs.destinationRadius && lhs.mode == rhs.mode
                 && lhs.approachingThreshold == rhs.approachingThreshold
                 && lhs.scheduledArrivalAt == rhs.scheduledArrivalAt && lhs.delayThreshold == rhs.delayThreshold
-                && lhs.metadata == rhs.metadata)
+                && lhs.metadata == rhs.metadata && lhs.expiry == rhs.expiry && lhs.legs == rhs.legs)
     }
 }

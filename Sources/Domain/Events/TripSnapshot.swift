@@ -11,6 +11,9 @@ public struct TripSnapshot: Sendable, Equatable {
     public var arrivedAt: UnixMillis?
     /// Present on `user.stopped_trip`.
     public var summary: TripSummary?
+    /// A destination geofence's center (Radar's `destinationLocation`), as last looked up; a
+    /// destination given as coordinates is the plan's.
+    public var destinationLocation: Coordinate?
 
     public init(
         plan: TripPlan, status: TripStatus, startedAt: UnixMillis, eta: Eta? = nil, delay: TripDelay? = nil,
@@ -34,10 +37,15 @@ public struct TripSummary: Sendable, Equatable {
     public var durationSeconds: Int32
     /// Arrival at the destination to exit from it (or to the stop, if still there); nil if never arrived.
     public var timeOnSiteSeconds: Int32?
+    /// How far off the ETA was at 25/50/75 % of the way (trip-summary records only, not events).
+    public var etaErrors: EtaErrors
 
-    public init(distanceMeters: Int32, durationSeconds: Int32, timeOnSiteSeconds: Int32?) {
+    public init(distanceMeters: Int32, durationSeconds: Int32, timeOnSiteSeconds: Int32?,
+                etaErrors: EtaErrors = EtaErrors())
+    {
         self.distanceMeters = distanceMeters
         self.durationSeconds = durationSeconds
         self.timeOnSiteSeconds = timeOnSiteSeconds
+        self.etaErrors = etaErrors
     }
 }

@@ -30,4 +30,7 @@ public enum FoldOutcome: UInt8, Sendable {
     /// A command about a trip the user does not have (update, complete or cancel): no effect
     /// unless a late `start` puts the trip before it.
     case unknownTrip
+    /// An update asking for a status the trip cannot go to from where it is (pending → arrived,
+    /// arrived → started …): no effect; dead-lettered `invalid_transition` when folded in order.
+    case invalidTransition
 }

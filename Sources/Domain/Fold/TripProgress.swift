@@ -37,6 +37,8 @@ public struct TripProgress: Sendable, Equatable {
     public var etaRisingSince: UnixMillis?
     /// `user.moving_away_from_trip_destination` fired for the current run of rising ETAs.
     public var movingAwayNotified = false
+    /// Predictions at 25/50/75 % of the way, graded at the stop (`TripSummary.etaErrors`).
+    public var etaMilestones = EtaMilestones()
 
     public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
         lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
@@ -45,11 +47,31 @@ public struct TripProgress: Sendable, Equatable {
             && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
             && lhs.delayNotified == rhs.delayNotified && lhs.signalLostSince == rhs.signalLostSince
             && lhs.etaRisingSince == rhs.etaRisingSince && lhs.movingAwayNotified == rhs.movingAwayNotified
+            && lhs.etaMilestones == rhs.etaMilestones
     }
 
     public init(snapshot: TripSnapshot, ordinal: UInt32) {
         self.snapshot = snapshot
         self.ordinal = ordinal
+    }
+
+    /// Heads for the next leg's destination (`plan`) at `time`: what was measured against the last
+    /// one (arrival, ETA, its rise, milestones, learning checkpoints) starts over; mileage goes on.
+    public mutating func headTo(_ plan: TripPlan, at time: UnixMillis) {
+        snapshot.plan = plan
+        snapshot.status = .started
+        snapshot.arrivedAt = nil
+        snapshot.eta = nil
+        snapshot.etaRisingStreak = 0
+        insideDestination = false
+        leftDestinationAt = nil
+        destinationSlot = -1
+        etaRisingSince = nil
+        movingAwayNotified = false
+        etaMilestones = EtaMilestones()
+        checkpoints = CheckpointList()
+        checkpointInterval = 0
+        nextCheckpointAt = time - snapshot.startedAt
     }
 
     /// Whether `user.moving_away_from_trip_destination` fires at `time`: the ETA has risen on every fix

@@ -155,7 +155,8 @@ extension UserState {
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }
-        if hasActiveTrip, let startedAt = tripStartedAt { due = min(due, startedAt + settings.tripExpiry) }
+        if let expiresAt = tripExpiresAt { due = min(due, expiresAt) }
+        if let stop = legStopDue { due = min(due, stop) }
         if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
         return due == .max ? nil : due
     }
@@ -186,7 +187,9 @@ extension UserState {
                 events.append(event)
             } else if let index = presences.firstIndex(where: { $0.endsAt == due }) {
                 fireScheduledEnd(presenceAt: index, due: due, context: context, events: &events)
-            } else if !fireTripSignalLost(due: due, context: context, events: &events) {
+            } else if !fireLegStop(due: due, context: context, events: &events),
+                !fireTripSignalLost(due: due, context: context, events: &events)
+            {
                 stopTrip(as: .expired, at: due, context: context, events: &events)
             }
             lastFired = due

@@ -1,4 +1,4 @@
-/// The trip lifecycle: started → approaching → arrived → completed; canceled; expired.
+/// The trip lifecycle: (pending →) started → approaching → arrived → completed; canceled; expired.
 extension UserState {
     // MARK: - Commands
 
@@ -6,31 +6,33 @@ extension UserState {
         let time = command.createdAt
         switch command.kind {
         case .start:
-            if let current = trip, current.snapshot.status.isActive {
+            if let current = trip, current.snapshot.status.isOpen {
                 if current.snapshot.plan.externalId == command.trip.externalId {
-                    return update(with: command.trip, at: time, context: context, events: &events)
+                    var options = command.trip
+                    if current.snapshot.status == .pending, options.status == nil {
+                        options.status = .started  // a start without a status starts the pending trip
+                    }
+                    return update(with: options, at: time, context: context, events: &events)
                 }
                 stopTrip(as: .canceled, at: time, context: context, events: &events)  // replaced by the new trip
             }
             tripCount &+= 1
             let plan = Self.makePlan(command.trip, base: nil, settings: context.settings)
-            var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .started, startedAt: time),
-                                        ordinal: tripCount)
-            let fresh = location != nil && time - locationAt <= context.settings.freshLocation
-            progress.mileageAnchor = fresh ? location : nil
-            trip = progress
-            if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
-            let delayedNow = updateTripDelay(at: time)
-            events.append(tripEvent(.startedTrip, at: time, context: context))
-            if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+            let pending = command.trip.status == .pending
+            trip = TripProgress(snapshot: TripSnapshot(plan: plan, status: pending ? .pending : .started, startedAt: time),
+                                ordinal: tripCount)
+            // A pending trip is silent until an update starts it (or a stop ends it).
+            if !pending { beginTracking(at: time, context: context, events: &events) }
             return .applied
         case .update:
-            guard let current = trip, current.snapshot.status.isActive,
+            guard let current = trip, current.snapshot.status.isOpen,
                 current.snapshot.plan.externalId == command.trip.externalId
             else { return .unknownTrip }
             return update(with: command.trip, at: time, context: context, events: &events)
+        case .addLegs, .reorderLegs, .updateLeg:
+            return applyLegCommand(command, context: context, events: &events)
         case .complete, .cancel:
-            guard let current = trip, current.snapshot.status.isActive,
+            guard let current = trip, current.snapshot.status.isOpen,
                 current.snapshot.plan.externalId == command.trip.externalId
             else { return .unknownTrip }
             stopTrip(as: command.kind == .complete ? .completed : .canceled, at: time, context: context,
@@ -43,16 +45,71 @@ extension UserState {
                                  events: inout [Event]) -> FoldOutcome
     {
         guard var progress = trip else { return .unknownTrip }
-        progress.snapshot.plan = Self.makePlan(options, base: progress.snapshot.plan, settings: context.settings)
+        let status = progress.snapshot.status
+        if let next = options.status, !status.allowsCommand(to: next) { return .invalidTransition }
+        let before = progress.snapshot.plan
+        progress.snapshot.plan = Self.makePlan(options, base: before, settings: context.settings)
+        if !progress.snapshot.plan.hasDestination(of: before) {
+            progress.etaMilestones = EtaMilestones()  // a new way: the old predictions were for another place
+        }
+        let next = options.status ?? status
+        if next == .pending {
+            trip = progress  // still silent
+            return .applied
+        }
+        if status == .pending, next == .started {
+            progress.snapshot.startedAt = time  // the trip starts now; so do its duration and expiry
+            progress.snapshot.status = .started
+            trip = progress
+            beginTracking(at: time, context: context, events: &events)
+            return .applied
+        }
         trip = progress
+        if next == .completed || next == .canceled {
+            stopTrip(as: next, at: time, context: context, events: &events)
+            return .applied
+        }
         refreshTrip(at: time, accuracy: .infinity, context: context)
         let delayedNow = updateTripDelay(at: time)
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(1)) })
+        if let box = uniqueTripBox(), next != box.value.snapshot.status {
+            // Set by the command (Radar's update-trip status), not detected from fixes.
+            if next == .approaching {
+                box.value.snapshot.status = .approaching
+                events.append(tripEvent(.approachingTripDestination, at: time, context: context))
+            } else if next == .arrived {
+                if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+                arriveByCommand(at: time, context: context, events: &events)  // may finish a leg
+                return .applied
+            }
+        }
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
         return .applied
     }
 
+    /// Starts tracking a trip that just started: mileage from a fresh location, the first ETA,
+    /// `user.started_trip` (and `user.delayed_during_trip` if already late).
+    private mutating func beginTracking(at time: UnixMillis, context: FoldContext, events: inout [Event]) {
+        let fresh = location != nil && time - locationAt <= context.settings.freshLocation
+        uniqueTripBox()?.value.mileageAnchor = fresh ? location : nil
+        if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
+        let delayedNow = updateTripDelay(at: time)
+        events.append(tripEvent(.startedTrip, at: time, context: context))
+        if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
+    }
+
+    /// The plan of `options`, on top of `base` for an update. A multi-leg trip keeps its legs (its
+    /// destination is its current leg's, whatever an update says); a start may bring them.
     static func makePlan(_ options: TripOptions, base: TripPlan?, settings: FoldSettings) -> TripPlan {
+        let plan = makeSingleDestinationPlan(options, base: base, settings: settings)
+        let legs = base.map { !$0.legs.isEmpty } == true
+            ? base!.legs : options.legs.flatMap { TripLeg.adding($0, to: []) } ?? []
+        return legs.isEmpty ? plan : plan.with(legs: legs, defaultRadius: settings.defaultDestinationRadius)
+    }
+
+    private static func makeSingleDestinationPlan(_ options: TripOptions, base: TripPlan?, settings: FoldSettings)
+        -> TripPlan
+    {
         let newDestination = options.destinationCoordinates != nil || options.destinationGeofenceTag != nil
         return TripPlan(
             externalId: options.externalId,
@@ -66,12 +123,19 @@ extension UserState {
                 ?? settings.defaultApproachingThreshold,
             scheduledArrivalAt: options.scheduledArrivalAt ?? base?.scheduledArrivalAt,
             delayThreshold: options.delayThreshold ?? base?.delayThreshold ?? settings.defaultDelayThreshold,
-            metadata: options.metadata ?? base?.metadata)
+            metadata: options.metadata ?? base?.metadata,
+            expiry: options.expiresAfter.map { UnixMillis($0) * 60_000 } ?? base?.expiry ?? settings.tripExpiry)
     }
 
     /// Ends the active trip with `status`, with its summary, and clears it.
     mutating func stopTrip(as status: TripStatus, at time: UnixMillis, context: FoldContext, events: inout [Event]) {
         guard var progress = trip else { return }
+        if !progress.snapshot.plan.legs.isEmpty {
+            let plan = progress.snapshot.plan
+            progress.snapshot.plan = plan.with(
+                legs: Self.closingLegs(of: plan, as: status, arrivedAt: progress.snapshot.arrivedAt),
+                defaultRadius: plan.destinationRadius)
+        }
         progress.snapshot.status = status
         progress.snapshot.eta = nil
         let onSite = progress.snapshot.arrivedAt.map { arrived in
@@ -80,7 +144,10 @@ extension UserState {
         progress.snapshot.summary = TripSummary(
             distanceMeters: Int32(clamping: Int64(progress.distance.rounded())),
             durationSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000),
-            timeOnSiteSeconds: onSite)
+            timeOnSiteSeconds: onSite,
+            etaErrors: progress.snapshot.arrivedAt.map { arrived in
+                progress.etaMilestones.errors(arrivalSeconds: Int32(clamping: (arrived - progress.snapshot.startedAt) / 1000))
+            } ?? EtaErrors())
         trip = progress
         events.append(tripEvent(.stoppedTrip, at: time, context: context))
         trip = nil
@@ -96,6 +163,7 @@ extension UserState {
         guard hasActiveTrip, let box = uniqueTripBox() else { return }
         // Work on the boxed trip in place: no copies of the trip per fix.
         let wasStatus = box.value.snapshot.status
+        let wasInside = box.value.insideDestination
         if relocated || box.value.mileageAnchor == nil {
             box.value.mileageAnchor = position  // a confirmed jump is not driven distance
         } else if let anchor = box.value.mileageAnchor {
@@ -117,6 +185,14 @@ extension UserState {
         events.append(tripEvent(.updatedTrip, at: time, context: context) { $0.combine(UInt8(0)) })
         if arrivedNow {
             events.append(tripEvent(.arrivedAtTripDestination, at: time, context: context))
+            finishLegWithoutStop(at: time, context: context, events: &events)
+            return
+        }
+        if wasInside, !box.value.insideDestination, box.value.snapshot.status == .arrived,
+            box.value.snapshot.plan.currentLegIndex != nil
+        {
+            // Leaving a leg's destination ends its stop, however long it was meant to be.
+            finishCurrentLeg(as: .completed, at: time, context: context, events: &events)
             return
         }
         let snapshot = box.value.snapshot
@@ -174,10 +250,11 @@ extension UserState {
 
     /// `refreshTrip` on a trip borrowed in place.
     private static func refresh(_ progress: inout TripProgress, learning etaLearning: inout EtaLearning,
-                                destination: (signed: Double, radius: Double), at time: UnixMillis,
+                                destination: (signed: Double, radius: Double, center: Coordinate?), at time: UnixMillis,
                                 accuracy: Double, context: FoldContext) -> Bool
     {
         let settings = context.settings
+        progress.snapshot.destinationLocation = destination.center
         var arrivedNow = false
         if accuracy.isFinite {
             if !progress.insideDestination {
@@ -218,6 +295,9 @@ extension UserState {
                 progress.etaRisingSince = time
             }
             progress.snapshot.eta = eta
+            progress.etaMilestones.record(
+                centerDistance: centerDistance, etaSeconds: eta.durationSeconds,
+                elapsedSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000))
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }
         return arrivedNow
@@ -225,23 +305,25 @@ extension UserState {
 
     /// Signed distance from `point` to the destination's edge, and the destination's radius.
     static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable)
-        -> (signed: Double, radius: Double)?
+        -> (signed: Double, radius: Double, center: Coordinate?)?
     {
         var slot: Int32 = -1
         return destinationDistance(of: plan, from: point, in: geofences, slot: &slot)
     }
 
     /// As above, remembering the destination's table slot to skip the lookup by id next time.
+    /// The center is a destination geofence's (nil for coordinates: the plan has them).
     static func destinationDistance(of plan: TripPlan, from point: Coordinate, in geofences: GeofenceTable,
-                                    slot: inout Int32) -> (signed: Double, radius: Double)?
+                                    slot: inout Int32) -> (signed: Double, radius: Double, center: Coordinate?)?
     {
         if let center = plan.destinationCoordinates {
-            return (Geodesy.distance(center, point) - plan.destinationRadius, plan.destinationRadius)
+            return (Geodesy.distance(center, point) - plan.destinationRadius, plan.destinationRadius, nil)
         }
         guard let id = plan.destinationGeofenceID, let geofence = geofences.geofence(id, hint: &slot) else {
             return nil
         }
-        return (geofence.geometry.signedDistance(to: point), geofence.geometry.characteristicRadius)
+        return (geofence.geometry.signedDistance(to: point), geofence.geometry.characteristicRadius,
+                geofence.extent?.center)
     }
 
     func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext,
@@ -252,6 +334,8 @@ extension UserState {
             $0.combine(box.value.snapshot.plan.externalId)
             $0.combine(UInt64(box.value.ordinal))
             if type == .updatedTrip { $0.combine(time) }
+            // Approaching and arrival (…) happen once per leg: the leg names them (not on trips without legs).
+            if type != .updatedTrip, let leg = box.value.snapshot.plan.currentLeg { $0.combine(leg.id) }
             extra(&$0)
         }
         event.trip = box.value.snapshot

@@ -51,10 +51,10 @@ public struct UserState: Sendable, Equatable {
     /// The box itself, for reading fields without copying the trip out.
     var tripBoxForReading: TripBox? { tripBox }
 
-    /// When the trip started, without copying it out.
-    var tripStartedAt: UnixMillis? {
-        guard let box = tripBox else { return nil }
-        return box.value.snapshot.startedAt
+    /// When the open trip (pending or active) expires, without copying it out.
+    var tripExpiresAt: UnixMillis? {
+        guard let box = tripBox, box.value.snapshot.status.isOpen else { return nil }
+        return box.value.snapshot.startedAt + box.value.snapshot.plan.expiry
     }
 
     /// Whether a trip is active, without copying it out.

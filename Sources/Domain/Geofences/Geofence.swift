@@ -22,11 +22,13 @@ public final class Geofence: Sendable {
     public let scheduledEnd: UnixMillis
     /// Precomputed geometry for fast containment and distance tests.
     public let geometry: GeofenceGeometry
+    /// Radar's `geometryCenter`/`geometryRadius` (see `GeometryExtent`); nil for a shape without one.
+    public let extent: GeometryExtent?
 
     public init(
         tag: String, externalId: String, description: String = "", shape: GeofenceShape,
         metadata: RawJSON? = nil, enabled: Bool = true, dwellThreshold: Int? = nil, stopDetection: Bool = false,
-        disableAfter: UnixMillis? = nil, deleteAfter: UnixMillis? = nil
+        disableAfter: UnixMillis? = nil, deleteAfter: UnixMillis? = nil, extent: GeometryExtent? = nil
     ) {
         self.id = GeofenceID(tag: tag, externalId: externalId)
         self.tag = tag
@@ -41,6 +43,8 @@ public final class Geofence: Sendable {
         self.deleteAfter = deleteAfter
         self.scheduledEnd = min(disableAfter ?? .max, deleteAfter ?? .max)
         self.geometry = GeofenceGeometry(shape)
+        // Given only by an event decoded back, whose polygon has no rings to compute it from.
+        self.extent = extent ?? GeometryExtent(shape)
     }
 }
 

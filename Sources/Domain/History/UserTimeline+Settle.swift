@@ -87,7 +87,7 @@ extension UserTimeline {
                 case .applied: break
                 case .filteredJump: settlement.filteredJumps += 1
                 case .tooInaccurate: settlement.tooInaccurate += 1
-                case .unknownTrip: settlement.unknownTrips += 1
+                case .unknownTrip, .invalidTransition: settlement.unknownTrips += 1
                 }
             }
             chunk.append(input)

@@ -28,6 +28,10 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     /// More inputs of one user at the same millisecond than any device sends (a flood): history
     /// segments never split equal times, so they are bounded here.
     case timestampFlood = "timestamp_flood"
+    /// A trip command asking for a status its trip cannot take: one no command sets (`expired`), or
+    /// one the trip cannot reach from its current status (arrived → started). Kept in the user's
+    /// history as a no-op: a late input placed before it can make it valid.
+    case invalidTransition = "invalid_transition"
     /// An output (event or ETA update) larger than the broker's message size limit: published as
     /// this dead letter instead (with its first bytes), so it cannot block every later transaction.
     case outputTooLarge = "output_too_large"

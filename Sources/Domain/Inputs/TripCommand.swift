@@ -2,6 +2,9 @@
 public struct TripCommand: Sendable, Equatable {
     public enum Kind: UInt8, CaseIterable, Sendable {
         case start, update, complete, cancel
+        /// Multi-leg trips: append `trip.legs`, reorder the pending legs to `trip.legIds`, set the
+        /// status of leg `trip.legId` (arrived, completed, or canceled: skipped).
+        case addLegs, reorderLegs, updateLeg
 
         public var name: String {
             switch self {
@@ -9,6 +12,9 @@ public struct TripCommand: Sendable, Equatable {
             case .update: "update"
             case .complete: "complete"
             case .cancel: "cancel"
+            case .addLegs: "addLegs"
+            case .reorderLegs: "reorderLegs"
+            case .updateLeg: "updateLeg"
             }
         }
 

@@ -18,12 +18,25 @@ public struct TripOptions: Sendable, Equatable {
     /// (TripStream's; absent: `FoldSettings.defaultDelayThreshold`).
     public var delayThreshold: Int?
     public var metadata: RawJSON?
+    /// Minutes after its start at which the trip expires (TripStream's; absent:
+    /// `FoldSettings.tripExpiry`).
+    public var expiresAfter: Int?
+    /// The status to set (Radar's update-trip `status`): `pending` or `started` in a start,
+    /// `started`, `approaching`, `arrived`, `completed` or `canceled` in an update.
+    public var status: TripStatus?
+    /// A multi-leg trip's legs, in order (`start`), or legs to append (`addLegs`).
+    public var legs: [TripLeg]?
+    /// The leg an `updateLeg` is about.
+    public var legId: String?
+    /// The new order of the trip's pending legs (`reorderLegs`).
+    public var legIds: [String]?
 
     public init(
         externalId: String, destinationGeofenceTag: String? = nil, destinationGeofenceExternalId: String? = nil,
         destinationCoordinates: Coordinate? = nil, destinationRadius: Double? = nil, mode: TravelMode? = nil,
         approachingThreshold: Int? = nil, scheduledArrivalAt: UnixMillis? = nil, delayThreshold: Int? = nil,
-        metadata: RawJSON? = nil
+        metadata: RawJSON? = nil, expiresAfter: Int? = nil, status: TripStatus? = nil, legs: [TripLeg]? = nil,
+        legId: String? = nil, legIds: [String]? = nil
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -35,5 +48,10 @@ public struct TripOptions: Sendable, Equatable {
         self.scheduledArrivalAt = scheduledArrivalAt
         self.delayThreshold = delayThreshold
         self.metadata = metadata
+        self.expiresAfter = expiresAfter
+        self.status = status
+        self.legs = legs
+        self.legId = legId
+        self.legIds = legIds
     }
 }

@@ -87,10 +87,12 @@ public struct PartitionFold: Sendable {
                                   replayed: input.replayed)
         context.nextTimerDue = timers.due(of: slot)
         let first = events.count
+        var invalid = false
         let admission = timelines[slot].admit(input, context: context, store: history, events: &events)
         switch admission {
         case let .folded(outcome):
             record(outcome)
+            invalid = outcome == .invalidTransition
         case .deferred:
             counters.lateInputs += 1
             if timelines[slot].pending.count == 1 { unsettled.append(slot) }
@@ -113,6 +115,9 @@ public struct PartitionFold: Sendable {
             fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
         }
         finish(&events, from: first, processingTime: processingTime)
+        if invalid {
+            return reject(.invalidTransition, "the trip's current status does not allow the status this command asks for")
+        }
         return .accepted
     }
 
@@ -173,6 +178,7 @@ public struct PartitionFold: Sendable {
         switch outcome {
         case .applied: break
         case .unknownTrip: counters.unmatchedCommands += 1
+        case .invalidTransition: break  // counted as a rejection
         case .filteredJump: counters.filteredJumps += 1
         case .tooInaccurate: counters.tooInaccurate += 1
         }

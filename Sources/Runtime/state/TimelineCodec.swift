@@ -3,7 +3,9 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 6: presences' scheduled geofence end and the user's stop (stop detection); 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
+    /// 6: presences' scheduled geofence end and the user's stop (stop detection); a trip's ETA
+    /// milestones and its summary's ETA errors, its expiry, legs and destination geofence's center;
+    /// commands' status, expiresAfter and legs; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
     static let version: UInt8 = 6
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
@@ -273,6 +275,48 @@ public enum TimelineCodec {
         w.optional(plan.scheduledArrivalAt) { w, v in w.i64(v) }
         w.length(plan.delayThreshold)
         write(plan.metadata, &w)
+        w.i64(plan.expiry)
+        writeLegs(plan.legs, &w)
+    }
+
+    static func writeLegs(_ legs: [TripLeg], _ w: inout BinaryWriter) {
+        w.length(legs.count)
+        for leg in legs {
+            w.string(leg.id)
+            w.optional(leg.destinationGeofenceTag) { w, v in w.string(v) }
+            w.optional(leg.destinationGeofenceExternalId) { w, v in w.string(v) }
+            w.optional(leg.destinationCoordinates) { w, c in write(c, &w) }
+            w.optional(leg.arrivalRadius) { w, v in w.f64(v) }
+            w.length(leg.stopDuration)
+            write(leg.metadata, &w)
+            w.u8(leg.status.rawValue)
+            w.optional(leg.arrivedAt) { w, v in w.i64(v) }
+        }
+    }
+
+    static func readLegs(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> [TripLeg] {
+        let count = try r.length()
+        guard count <= 10_000 else { throw BinaryReader.Corrupt(description: "\(count) trip legs") }
+        var legs: [TripLeg] = []
+        for _ in 0..<count {
+            var leg = TripLeg(id: try r.string())
+            leg.destinationGeofenceTag = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                try r.string()
+            }
+            leg.destinationGeofenceExternalId = try r.optional {
+                (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string()
+            }
+            leg.destinationCoordinates = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                try readCoordinate(&r)
+            }
+            leg.arrivalRadius = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.f64() }
+            leg.stopDuration = try r.length()
+            leg.metadata = try readJSON(&r)
+            leg.status = try readCase(&r, "leg status")
+            leg.arrivedAt = try readOptionalI64(&r)
+            legs.append(leg)
+        }
+        return legs
     }
 
     static func readPlan(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripPlan {
@@ -293,7 +337,8 @@ public enum TimelineCodec {
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: geofence,
             destinationCoordinates: coordinates, destinationRadius: radius, mode: mode,
             approachingThreshold: approaching, scheduledArrivalAt: scheduled,
-            delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r))
+            delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r),
+            expiry: r.layout >= 6 ? try r.i64() : 24 * 3_600_000, legs: r.layout >= 6 ? try readLegs(&r) : [])
     }
 
     static func write(_ t: TripProgress, _ w: inout BinaryWriter) {
@@ -315,6 +360,9 @@ public enum TimelineCodec {
             w.i32(v.distanceMeters)
             w.i32(v.durationSeconds)
             w.optional(v.timeOnSiteSeconds) { w, x in w.i32(x) }
+            for error in [v.etaErrors.quarter, v.etaErrors.half, v.etaErrors.threeQuarters] {
+                w.optional(error) { w, x in w.i32(x) }
+            }
         }
         w.u32(t.ordinal)
         w.f64(t.distance)
@@ -332,6 +380,11 @@ public enum TimelineCodec {
         w.optional(t.signalLostSince) { w, v in w.i64(v) }
         w.optional(t.etaRisingSince) { w, v in w.i64(v) }
         w.bool(t.movingAwayNotified)
+        w.optional(s.destinationLocation) { w, c in write(c, &w) }
+        w.f32(t.etaMilestones.wayMeters)
+        for predicted in [t.etaMilestones.quarter, t.etaMilestones.half, t.etaMilestones.threeQuarters] {
+            w.optional(predicted) { w, v in w.i32(v) }
+        }
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -356,11 +409,17 @@ public enum TimelineCodec {
         snapshot.etaRisingStreak = UInt16(truncatingIfNeeded: try r.u32())
         snapshot.arrivedAt = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
         snapshot.summary = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
-            TripSummary(
+            var summary = TripSummary(
                 distanceMeters: try r.i32(), durationSeconds: try r.i32(),
                 timeOnSiteSeconds: try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
                     try r.i32()
                 })
+            if r.layout >= 6 {
+                summary.etaErrors.quarter = try readGradedSeconds(&r)
+                summary.etaErrors.half = try readGradedSeconds(&r)
+                summary.etaErrors.threeQuarters = try readGradedSeconds(&r)
+            }
+            return summary
         }
         var t = TripProgress(snapshot: snapshot, ordinal: try r.u32())
         t.distance = try r.f64()
@@ -386,7 +445,38 @@ public enum TimelineCodec {
             t.etaRisingSince = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
             t.movingAwayNotified = try r.bool()
         }
+        if r.layout >= 6 {
+            t.snapshot.destinationLocation = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                try readCoordinate(&r)
+            }
+            t.etaMilestones.wayMeters = try r.f32()
+            t.etaMilestones.quarter = try readGradedSeconds(&r)
+            t.etaMilestones.half = try readGradedSeconds(&r)
+            t.etaMilestones.threeQuarters = try readGradedSeconds(&r)
+        }
         return t
+    }
+
+    /// A one-byte enum case; an unknown byte is corrupt.
+    private static func readCase<T: RawRepresentable>(_ r: inout BinaryReader, _ what: String)
+        throws(BinaryReader.Corrupt) -> T where T.RawValue == UInt8
+    {
+        let raw = try r.u8()
+        guard let value = T(rawValue: raw) else { throw BinaryReader.Corrupt(description: "bad \(what) \(raw)") }
+        return value
+    }
+
+    /// An ETA milestone or error, seconds; `Int32.min` is how memory says "none", so never a value.
+    private static func readGradedSeconds(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int32? {
+        try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+            let seconds = try r.i32()
+            guard seconds != Int32.min else { throw BinaryReader.Corrupt(description: "ETA seconds out of range") }
+            return seconds
+        }
+    }
+
+    private static func readOptionalI64(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> Int64? {
+        try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
     }
 
     static func write(_ o: TripOptions, _ w: inout BinaryWriter) {
@@ -400,6 +490,14 @@ public enum TimelineCodec {
         w.optional(o.scheduledArrivalAt) { w, v in w.i64(v) }
         w.optional(o.delayThreshold) { w, v in w.length(v) }
         write(o.metadata, &w)
+        w.optional(o.expiresAfter) { w, v in w.length(v) }
+        w.optional(o.status) { w, v in w.u8(v.rawValue) }
+        w.optional(o.legs) { w, v in writeLegs(v, &w) }
+        w.optional(o.legId) { w, v in w.string(v) }
+        w.optional(o.legIds) { w, ids in
+            w.length(ids.count)
+            for id in ids { w.string(id) }
+        }
     }
 
     static func readOptions(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripOptions {
@@ -415,11 +513,7 @@ public enum TimelineCodec {
         }
         o.destinationRadius = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.f64() }
         o.mode = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TravelMode in
-            let raw = try r.u8()
-            guard let mode = TravelMode(rawValue: raw) else {
-                throw BinaryReader.Corrupt(description: "bad travel mode \(raw)")
-            }
-            return mode
+            try readCase(&r, "travel mode")
         }
         o.approachingThreshold = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
             try r.length()
@@ -429,6 +523,21 @@ public enum TimelineCodec {
             o.delayThreshold = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.length() }
         }
         o.metadata = try readJSON(&r)
+        if r.layout >= 6 {
+            o.expiresAfter = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.length() }
+            o.status = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripStatus in
+                try readCase(&r, "trip status")
+            }
+            o.legs = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readLegs(&r) }
+            o.legId = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() }
+            o.legIds = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> [String] in
+                let count = try r.length()
+                guard count <= 10_000 else { throw BinaryReader.Corrupt(description: "\(count) leg ids") }
+                var ids: [String] = []
+                for _ in 0..<count { ids.append(try r.string()) }
+                return ids
+            }
+        }
         return o
     }
 }

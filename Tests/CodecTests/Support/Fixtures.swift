@@ -54,6 +54,7 @@ enum Fixtures {
             plan: plan, status: .started, startedAt: t0, delay: TripDelay(delayed: false, minutes: 0))
         var updated = started
         updated.eta = Eta(durationSeconds: 480, distanceMeters: 3200)
+        updated.destinationLocation = Coordinate(latitude: 40.7342, longitude: -73.9911)  // the shift's center
         var rising = updated
         rising.eta = Eta(durationSeconds: 500, distanceMeters: 3300)
         rising.etaRisingStreak = 3
@@ -69,7 +70,8 @@ enum Fixtures {
         delayed.eta = Eta(durationSeconds: 1_170, distanceMeters: 9_000)
         var completed = arrived
         completed.status = .completed
-        completed.summary = TripSummary(distanceMeters: 7440, durationSeconds: 2_710, timeOnSiteSeconds: 510)
+        completed.summary = TripSummary(distanceMeters: 7440, durationSeconds: 2_710, timeOnSiteSeconds: 510,
+                                        etaErrors: EtaErrors(quarter: 95, half: -40))
         let canceled = TripSnapshot(
             plan: pointPlan, status: .canceled, startedAt: t0, eta: Eta(durationSeconds: 61, distanceMeters: 300),
             summary: TripSummary(distanceMeters: 12, durationSeconds: 30, timeOnSiteSeconds: nil))
@@ -84,6 +86,9 @@ enum Fixtures {
         var yardDeleted = event(.exitedGeofence, 3, geofence: yard, duration: 500, accuracy: 4.7)
         yardDeleted.confidence = .high
         yardDeleted.exitReason = .geofenceDeleted
+        var atSecondLeg = arrived
+        atSecondLeg.plan = plan.with(legs: legs, defaultRadius: 100)
+        atSecondLeg.destinationLocation = nil  // its current leg is a point: the plan's
         return [
             entered,
             exited,
@@ -104,8 +109,18 @@ enum Fixtures {
             event(.tripSignalLost, 17, duration: 600, trip: updated),
             event(.tripSignalRestored, 18, duration: 1_290, trip: updated, replayed: true),
             event(.movingAwayFromTripDestination, 19, duration: 330, trip: rising),
+            event(.arrivedAtTripDestination, 20, trip: atSecondLeg),
         ]
     }
+
+    /// A three-leg delivery: the first leg done, the user at the second, the third ahead.
+    static let legs = [
+        TripLeg(id: "pickup", destinationGeofenceTag: "shift", destinationGeofenceExternalId: "shift_12345",
+                stopDuration: 5, status: .completed, arrivedAt: t0 - 1_200_000),
+        TripLeg(id: "leg-2", destinationCoordinates: Coordinate(latitudeE7: 407_342_000, longitudeE7: -739_911_000),
+                arrivalRadius: 40.5, stopDuration: 0, metadata: RawJSON(#"{"parcel":"p-1"}"#)),
+        TripLeg(id: "leg-3", destinationGeofenceTag: "yard", destinationGeofenceExternalId: "yard_1", stopDuration: 10),
+    ]
 
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 }
