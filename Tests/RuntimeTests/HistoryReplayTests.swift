@@ -224,6 +224,12 @@ struct HistoryReplayTests {
             for (index, name) in outputs.enumerated() { files[index] += try Self.contents(out + "/\(name).ndjson") }
         }
         #expect(try outputs.map { try Self.contents(harness.stateRoot + "/what-if/\($0).ndjson") } == files)
+
+        // A file that cannot be read fails the replay before any output is opened.
+        var missing = Self.options(harness.cluster, out: harness.stateRoot + "/missing")
+        missing.geofencesPath = replay + "/no-such-geofences.ndjson"
+        #expect(throws: (any Error).self) { try HistoryReplayJob.run(missing) }
+        #expect(!FileManager.default.fileExists(atPath: harness.stateRoot + "/missing"))
     }
 
     /// A replay of history reads with an assign-based reader: the service's committed offsets, its changelog

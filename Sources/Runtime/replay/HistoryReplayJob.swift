@@ -34,13 +34,6 @@ public enum HistoryReplayJob {
                     log: (String) -> Void, progress: @escaping (Double) -> Void) throws -> HistoryReplaySummary
     {
         let started = ReplayJob.monotonicSeconds()
-        let sink: any ReplayOutputSink
-        switch options.destination {
-        case let .files(directory, compressed): sink = try ReplayFileSink(directory: directory, compressed: compressed)
-        case let .topics(prefix, kafka):
-            sink = try ReplayTopicSink(configuration: kafka, topics: options.topics, prefix: prefix,
-                                       partitions: Int32((source.partitions.last ?? 0) + 1), log: log)
-        }
         var summary = HistoryReplaySummary()
         summary.partitions = partitions
 
@@ -54,6 +47,14 @@ public enum HistoryReplayJob {
                                             topic: options.topics.geofences, processor: &loader, output: &loaderOutput)
             summary.geofencesUnknownBefore = timeline.unknownBefore
             geofences = .timeline(timeline)
+        }
+        // Outputs are opened once the geofences are read: a missing file leaves nothing behind.
+        let sink: any ReplayOutputSink
+        switch options.destination {
+        case let .files(directory, compressed): sink = try ReplayFileSink(directory: directory, compressed: compressed)
+        case let .topics(prefix, kafka):
+            sink = try ReplayTopicSink(configuration: kafka, topics: options.topics, prefix: prefix,
+                                       partitions: Int32((source.partitions.last ?? 0) + 1), log: log)
         }
         try sink.write(&loaderOutput)
 
