@@ -14,9 +14,9 @@ enum HistoryGeofences {
 /// where a plain file of the records' lines would be cut by its reader (``LineBlockCutter``). Record keys are
 /// checked against userIds as `run` checks them (a file has none).
 ///
-/// It holds nothing of a partition between calls, so threads may fold different partitions with one value.
-struct HistoryPartitionFold: @unchecked Sendable {
-    // Safe: every stored property is immutable; `progress` is locked.
+/// It holds nothing of a partition between calls (its properties are immutable, `progress` is locked), so threads
+/// may fold different partitions with one value.
+struct HistoryPartitionFold {
     /// What one partition's fold counted, summed into the summary.
     struct Totals {
         var processor: ProcessorCounters
