@@ -5,6 +5,8 @@
 #   - and `replay --partitions 1` over each Kafka partition's records as files (dumped with kcat),
 #     concatenated in partition order: the three must be byte-identical (cmp) and `diff` finds nothing,
 #   - `--partitions 1,2` from the topics equals the files of partitions 1 and 2,
+#   - `--geofences FILE` with the topics (the same table, on 3 threads) equals the files too, and a what-if file
+#     holding half the geofences gives events that `diff` tells apart,
 #   - RFC 3339 --since/--until read what a duration does; a bad --since is a CLI error,
 #   - an empty --to-topic-prefix is refused: a replay never writes the production topics.
 # Usage: .ci/replay-sources-check.sh [path/to/tripstream]
@@ -38,12 +40,22 @@ for p in $(seq 0 $((partitions - 1))); do
     "$tripstream" replay --quiet --partitions 1 -g "$work/geofences.ndjson" -c "$work/commands-$p.ndjson" \
         -f "$work/fixes-$p.ndjson" --out "$work/files-$p"
 done
+"$tripstream" replay --quiet --brokers "$brokers" --since 1h -g "$work/geofences.ndjson" --threads 3 --out "$work/file-table"
+awk 'NR % 2 == 0' "$work/geofences.ndjson" >"$work/what-if-geofences.ndjson"
+"$tripstream" replay --quiet --brokers "$brokers" --since 1h -g "$work/what-if-geofences.ndjson" --out "$work/what-if"
+status=0
+"$tripstream" diff "$work/topics" "$work/what-if" --show 0 >/dev/null || status=$?
+if [ "$status" != 1 ]; then
+    echo "diff of the what-if geofences exited $status, not 1 (the runs differ)" >&2
+    exit 1
+fi
 # Dead letters name their source: the topics' partition and offset, a file's line. The fleet has none.
 for file in events eta trip-summaries dead-letters; do
     for p in $(seq 0 $((partitions - 1))); do cat "$work/files-$p/$file.ndjson"; done | cmp - "$work/topics/$file.ndjson"
     cmp "$work/topics/$file.ndjson" "$work/archive-out/$file.ndjson"
     cmp "$work/topics/$file.ndjson" "$work/rfc3339/$file.ndjson"
     cat "$work/files-1/$file.ndjson" "$work/files-2/$file.ndjson" | cmp - "$work/selected/$file.ndjson"
+    for p in $(seq 0 $((partitions - 1))); do cat "$work/files-$p/$file.ndjson"; done | cmp - "$work/file-table/$file.ndjson"
 done
 test -s "$work/topics/events.ndjson"
 # A replay never writes the production topics: an empty prefix would.

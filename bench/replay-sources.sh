@@ -5,7 +5,9 @@
 #      ratio, and whether the outputs are byte-identical;
 #   2. `archive --until-end` of the locations topic against kcat reading the same topic;
 #   3. a replay split over two processes run side by side (partitions 0..P/2-1 and P/2..P-1) against
-#      one process doing all of them; and `replay --archive` for reference.
+#      one process doing all of them; and `replay --archive` for reference;
+#   4. `replay --brokers` on the default threads (the cores) against one thread: speed-up, identical outputs.
+#   (1. and 3. fold on one thread per process.)
 # Usage: bench/replay-sources.sh [--users N] [--duration D] [--partitions P] [--tripstream PATH]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +18,7 @@ while [ $# -gt 0 ]; do
         --duration) duration=$2; shift 2 ;;
         --partitions) partitions=$2; shift 2 ;;
         --tripstream) tripstream=$2; shift 2 ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -33,7 +35,7 @@ last=$((partitions - 1)) half=$((partitions / 2))
 
 echo "== 1. replay from the topics against replay from files of the same records"
 start=$(now)
-"$tripstream" replay --quiet --brokers "$brokers" --since 1d --out "$work/topics"
+"$tripstream" replay --quiet --brokers "$brokers" --since 1d --threads 1 --out "$work/topics"
 topics_s=$(seconds "$start" "$(now)")
 kcat -C -b "$brokers" -t tripstream.geofences -e -o beginning -q -f '%s\n' >"$work/geofences.ndjson"
 for p in $(seq 0 "$last"); do
@@ -71,10 +73,12 @@ echo "archive         $archive_s s ($(ratio "$kcat_s" "$archive_s")× kcat's thr
 
 echo "== 3. one replay split over two processes side by side"
 start=$(now)
-( s=$(now); "$tripstream" replay --quiet --brokers "$brokers" --since 1d --partitions "0-$((half - 1))" --out "$work/a" \
+( s=$(now); "$tripstream" replay --quiet --brokers "$brokers" --since 1d --partitions "0-$((half - 1))" --threads 1 \
+    --out "$work/a" \
     && echo "first half      $(seconds "$s" "$(now)") s (partitions 0-$((half - 1)))" ) &
 first=$!
-( s=$(now); "$tripstream" replay --quiet --brokers "$brokers" --since 1d --partitions "$half-$last" --out "$work/b" \
+( s=$(now); "$tripstream" replay --quiet --brokers "$brokers" --since 1d --partitions "$half-$last" --threads 1 \
+    --out "$work/b" \
     && echo "second half     $(seconds "$s" "$(now)") s (partitions $half-$last)" ) &
 wait "$first" $!
 split_s=$(seconds "$start" "$(now)")
@@ -84,8 +88,18 @@ for file in events eta dead-letters trip-summaries; do
 done
 "$tripstream" archive --quiet --brokers "$brokers" --out "$work/archive" --until-end 2>/dev/null
 start=$(now)
-"$tripstream" replay --quiet --archive "$work/archive" --since 1d --out "$work/from-archive"
+"$tripstream" replay --quiet --archive "$work/archive" --since 1d --threads 1 --out "$work/from-archive"
 echo "from archive    $(seconds "$start" "$(now)") s"
 cmp -s "$work/from-archive/events.ndjson" "$work/topics/events.ndjson" && echo "archive         identical events" \
     || echo "archive         events differ"
+echo "== 4. replay from the topics on the default threads ($(nproc) cores) against one thread (1.)"
+start=$(now)
+"$tripstream" replay --quiet --brokers "$brokers" --since 1d --out "$work/threads"
+threads_s=$(seconds "$start" "$(now)")
+identical=yes
+for file in events eta dead-letters trip-summaries; do
+    cmp -s "$work/threads/$file.ndjson" "$work/topics/$file.ndjson" || identical=no
+done
+echo "default threads $threads_s s, against $topics_s s on one thread ($(ratio "$topics_s" "$threads_s")× faster)"
+echo "identical       $identical (events, eta, dead-letters, trip-summaries: cmp)"
 echo "machine         $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,12 +16,14 @@ enum ReplayCommand {
             same inputs write byte-identical files, whatever --threads. \
             With --brokers (or --archive DIR, what `tripstream archive` wrote) and --since instead of files, it \
             folds the input topics' records from the first whose Kafka timestamp is not older than --since to the \
-            last before --until (or the end offsets at start), one fold per Kafka partition in ascending order, \
-            each as --partitions 1 folds a file of its records, with the geofence table in force at each record's \
-            timestamp; it joins no consumer group, commits nothing, and writes only --out or --to-topic-prefix.
+            last before --until (or the end offsets at start), one fold per Kafka partition (on --threads threads, \
+            written in ascending order), each as --partitions 1 folds a file of its records, with the geofence table \
+            in force at each record's timestamp, or the table of --geofences FILE for the whole run (what-if); it joins no consumer group, commits nothing, and writes only --out or --to-topic-prefix.
             """,
         options: [
-            .value("geofences", short: "g", valueName: "file", help: "Geofences, one per line (plain or LZ4)."),
+            .value("geofences", short: "g", valueName: "file",
+                   help: "Geofences, one per line (plain or LZ4). With --brokers/--archive: this table replaces the "
+                       + "geofences topic's for the whole run (the what-if; the topic is then not read)."),
             .value("commands", short: "c", valueName: "file", help: "Trip commands, one per line (plain or LZ4)."),
             .value("fixes", short: "f", valueName: "file", help: "Location fixes, one per line (plain or LZ4)."),
             .value("out", short: "o", valueName: "dir", help: "Output directory (created if missing)."),
@@ -30,7 +32,9 @@ enum ReplayCommand {
         ] + TripDefaultOptions.specs(environment: false)
             + StopDetectionOptions.specs(environment: false) + [
             .value("threads", valueName: "count",
-                   help: "Threads folding the partitions (the output is the same for any count). Default: the cores available."),
+                   help: "Threads folding the partitions, each partition on one (the output is the same for any count; "
+                       + "with --brokers/--archive, each thread reads its Kafka partitions itself). Default: the cores "
+                       + "available."),
             .value("partitions", valueName: "count|list",
                    help: "Files: the count of partitions the users are split over by Kafka's default partitioner "
                        + "(murmur2 of the userId), each with its own stream time, as the service's topics split them "

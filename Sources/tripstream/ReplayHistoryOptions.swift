@@ -30,7 +30,7 @@ enum ReplayHistoryOptions {
     }
 
     static func run(_ parsed: ParsedArguments, settings: FoldSettings) throws {
-        for option in ["geofences", "commands", "fixes", "threads"] where parsed.contains(option) {
+        for option in ["commands", "fixes"] where parsed.contains(option) {
             throw CommandFailure("--\(option) is for a replay of files; a replay of the topics (--brokers) reads them")
         }
         guard parsed.contains("since") else { throw CommandFailure("a replay of the topics or an archive needs --since TIME") }
@@ -66,6 +66,8 @@ enum ReplayHistoryOptions {
                 throw CommandFailure("\(error)")
             }
         }
+        options.geofencesPath = try parsed.optional("geofences", parsed.string)
+        if parsed.contains("threads") { options.threads = try parsed.int("threads", in: 1...1_024) }
         options.stateDirectory = try parsed.optional("state-dir", parsed.string)
         let summary: HistoryReplaySummary
         do {

@@ -89,6 +89,149 @@ struct HistoryReplayTests {
         }
     }
 
+    /// --threads folds the partitions side by side, each into a spool handed to the sink in partition order: the
+    /// files are byte-identical on 1 and 3 threads, from the topics and from an archive, plain and compressed,
+    /// with the same counts, and no spool is left behind.
+    @Test func theOutputsAreTheSameOnOneAndThreeThreads() throws {
+        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 4)
+        try harness.publish()
+        let archive = harness.stateRoot + "/archive"
+        var archiving = ArchiveOptions(kafka: harness.cluster.clientConfiguration, directory: archive)
+        archiving.untilEnd = true
+        _ = try Archiver(options: archiving, reader: try Archiver.makeReader(archiving), log: { _ in })
+            .run(shouldStop: { false })
+        for source in [HistoryReplayOptions.Source.brokers(harness.cluster.clientConfiguration), .archive(archive)] {
+            for compressed in [false, true] {
+                var outputs: [[Data]] = []
+                var summaries: [HistoryReplaySummary] = []
+                for threads in [1, 3] {
+                    let out = harness.stateRoot + "/out-\(outputs.count)-\(compressed)"
+                    var options = HistoryReplayOptions(source: source, since: 0,
+                                                       destination: .files(directory: out, compressed: compressed),
+                                                       settings: FoldSettings())
+                    options.threads = threads
+                    summaries.append(try HistoryReplayJob.run(options))
+                    outputs.append(try ["events", "eta", "dead-letters", "trip-summaries"].map {
+                        try Self.contents(out + "/\($0).ndjson" + (compressed ? ".lz4" : ""))
+                    })
+                    #expect(!FileManager.default.fileExists(atPath: out + "/.history"), "spools and history removed")
+                }
+                #expect(!outputs[0][0].isEmpty)
+                #expect(outputs[0] == outputs[1], "\(source), compressed: \(compressed)")
+                #expect(summaries[0].replay.processor == summaries[1].replay.processor)
+                #expect(summaries[0].replay.fold.events == summaries[1].replay.fold.events)
+                #expect(summaries[0].replay.fold.fixes + summaries[0].replay.fold.commands == harness.inputCount)
+            }
+        }
+    }
+
+    /// A spool gives back the records written to it, keys included, stream by stream in order, in batches.
+    @Test func aSpoolReadsBackWhatWasWritten() throws {
+        let path = NSTemporaryDirectory() + "tripstream-spool-\(UUID().uuidString)"
+        let spool = try OutputSpool(path: path)
+        var written: [[String]] = [[], [], [], []]
+        var batch = OutputBatch(newlineSeparated: true)
+        for index in 0..<3_000 {
+            let value = "{\"n\":\(index),\"pad\":\"\(String(repeating: "x", count: index % 700))\"}"
+            let key = index % 5 == 0 ? "" : "user-\(index % 17)"
+            let stream = index % 4
+            switch stream {
+            case 0: batch.events.append(key: key) { $0.append(contentsOf: value.utf8) }
+            case 1: batch.eta.append(key: key) { $0.append(contentsOf: value.utf8) }
+            case 2: batch.deadLetters.append(key: key) { $0.append(contentsOf: value.utf8) }
+            default: batch.tripSummaries.append(key: key) { $0.append(contentsOf: value.utf8) }
+            }
+            written[stream].append(key + " " + value)
+            if index % 500 == 499 { try spool.write(&batch) }
+        }
+        try spool.close()
+        var read: [[String]] = [[], [], [], []]
+        var batches = 0
+        try OutputSpool.drain(path, batchBytes: 64 << 10) { batch in
+            batches += 1
+            for (stream, buffer) in [batch.events, batch.eta, batch.deadLetters, batch.tripSummaries].enumerated() {
+                buffer.forEach { key, value in
+                    read[stream].append(String(decoding: key, as: UTF8.self) + " " + String(decoding: value, as: UTF8.self))
+                }
+            }
+            batch.removeAll()
+        }
+        #expect(read == written)
+        #expect(batches > 1)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// `--geofences FILE` with the topics: the file's table replaces the topic's for the whole run. A file that
+    /// drops a geofence with events and adds a copy of another under a new id removes the first one's events and
+    /// adds the copy's entries and exits (what `tripstream diff` reports), and the replay is a file replay of each
+    /// partition with the same file, in turn.
+    @Test func aGeofencesFileReplacesTheTopicsTable() throws {
+        let harness = try KafkaRuntimeHarness(users: 12, geofences: 20, minutes: 6)
+        try harness.publish()
+        _ = try harness.replayedEvents()  // <stateRoot>/replay: each partition's fixes and commands as files
+        let replay = harness.stateRoot + "/replay"
+        let base = harness.stateRoot + "/base"
+        _ = try HistoryReplayJob.run(Self.options(harness.cluster, out: base))
+        let baseEvents = try EventDiff.readEvents(path: base + "/events.ndjson")
+        func key(_ geofence: Geofence) -> String { "\(geofence.tag)/\(geofence.externalId)" }
+        func visits(_ events: [Event], _ geofence: String) -> [String] {
+            events.filter { [.enteredGeofence, .exitedGeofence].contains($0.type) }
+                .filter { $0.geofence.map { "\($0.tag)/\($0.externalId)" } == geofence }
+                .map { "\($0.userId) \($0.type) \($0.createdAt)" }.sorted()
+        }
+        let visited = harness.geofences.filter { !visits(baseEvents, key($0)).isEmpty }
+        try #require(visited.count >= 2)
+        let dropped = visited[0], copied = visited[1]
+        let copyKey = "\(copied.tag)/what-if-copy"
+        func line(_ geofence: Geofence) -> [UInt8] {
+            var line: [UInt8] = []
+            InputRecordEncoder.encode(geofence, into: &line)
+            return line
+        }
+        let copy = String(decoding: line(copied), as: UTF8.self)
+            .replacingOccurrences(of: "\"externalId\":\"\(copied.externalId)\"", with: "\"externalId\":\"what-if-copy\"")
+        let lines = harness.geofences.filter { $0 !== dropped }.map(line) + [Array(copy.utf8)]
+        let file = replay + "/what-if-geofences.ndjson"
+        _ = try NDJSONFile.write(lines, to: file)
+
+        var whatIf = Self.options(harness.cluster, out: harness.stateRoot + "/what-if")
+        whatIf.geofencesPath = file
+        let summary = try HistoryReplayJob.run(whatIf)
+        #expect(summary.replay.geofences == harness.geofences.count)
+        #expect(summary.geofencesUnknownBefore.isEmpty)
+        let whatIfEvents = try EventDiff.readEvents(path: harness.stateRoot + "/what-if/events.ndjson")
+        let diff = EventDiff(before: baseEvents, after: whatIfEvents)
+        #expect((diff.byGeofence[key(dropped)]?.removed ?? 0) > 0)
+        #expect(visits(whatIfEvents, key(dropped)).isEmpty)
+        #expect((diff.byGeofence[copyKey]?.added ?? 0) >= visits(baseEvents, key(copied)).count)
+        #expect(diff.byGeofence[copyKey]?.removed == 0)
+        // The copy is entered and left exactly as its original, and every other geofence as before: only ids of
+        // later visits may differ (an id counts the user's visits, the copy's included).
+        #expect(visits(whatIfEvents, copyKey) == visits(baseEvents, key(copied)))
+        for geofence in harness.geofences where geofence !== dropped {
+            #expect(visits(whatIfEvents, key(geofence)) == visits(baseEvents, key(geofence)), "\(key(geofence))")
+        }
+
+        var files: [Data] = [Data(), Data(), Data(), Data()]
+        let outputs = ["events", "eta", "dead-letters", "trip-summaries"]
+        for partition in 0..<KafkaRuntimeHarness.partitions {
+            let out = replay + "/what-if-\(partition)"
+            var options = ReplayOptions(geofencesPath: file, commandsPath: replay + "/commands-\(partition).ndjson",
+                                        fixesPath: replay + "/fixes-\(partition).ndjson", outputDirectory: out,
+                                        settings: FoldSettings())
+            options.partitions = 1
+            _ = try ReplayJob.run(options)
+            for (index, name) in outputs.enumerated() { files[index] += try Self.contents(out + "/\(name).ndjson") }
+        }
+        #expect(try outputs.map { try Self.contents(harness.stateRoot + "/what-if/\($0).ndjson") } == files)
+
+        // A file that cannot be read fails the replay before any output is opened.
+        var missing = Self.options(harness.cluster, out: harness.stateRoot + "/missing")
+        missing.geofencesPath = replay + "/no-such-geofences.ndjson"
+        #expect(throws: (any Error).self) { try HistoryReplayJob.run(missing) }
+        #expect(!FileManager.default.fileExists(atPath: harness.stateRoot + "/missing"))
+    }
+
     /// A replay of history reads with an assign-based reader: the service's committed offsets, its changelog
     /// and its output topics are exactly as they were.
     @Test func theServicesOffsetsChangelogAndOutputsAreUntouched() throws {

@@ -49,6 +49,17 @@ final class ArchiveReplaySource: ReplayRecordSource {
         }
     }
 
+    private init(copying source: ArchiveReplaySource) {
+        root = source.root
+        since = source.since
+        until = source.until
+        log = source.log
+        files = source.files
+        partitions = source.partitions
+    }
+
+    func copyForAnotherThread() throws -> any ReplayRecordSource { ArchiveReplaySource(copying: self) }
+
     func recordEstimate(_ stream: ReplayStream, partition: Int32) -> Int64 {
         selected(stream, partition).reduce(0) { $0 + $1.name.nextOffset - $1.name.firstOffset }
     }

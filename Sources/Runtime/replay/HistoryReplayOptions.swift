@@ -31,8 +31,14 @@ public struct HistoryReplayOptions: Sendable {
     /// `until` (nil: the end offsets at start).
     public var since: Int64
     public var until: Int64?
-    /// The Kafka partitions folded (nil: all), each on its own, in ascending order.
+    /// The Kafka partitions folded (nil: all), each on its own; outputs in ascending order.
     public var partitions: [Int32]?
+    /// A geofences file whose table replaces the geofences topic's for the whole run (the what-if; the topic is
+    /// then not read); nil: the topic's table as of each record's timestamp.
+    public var geofencesPath: String?
+    /// Threads the partitions are folded on (each partition on one); the outputs do not depend on it. Default: the
+    /// cores available to the process.
+    public var threads = ReplayOptions.availableCores
     public var settings: FoldSettings
     /// Where the users' history goes while the replay runs (removed at the end); nil: `DIR/.history` for files, a
     /// folder in the temporary directory for topics.

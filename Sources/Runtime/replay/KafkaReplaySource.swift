@@ -5,6 +5,7 @@ import KafkaIO
 /// not older than `since` (offsetsForTimes) to the first not older than `until`, or to the end offsets at start.
 final class KafkaReplaySource: ReplayRecordSource {
     private let reader: KafkaReader
+    private let configuration: KafkaConfiguration
     private let topics: Topics
     let partitions: [Int32]
     /// Per partition of locations and of trip commands: [first, end).
@@ -15,12 +16,13 @@ final class KafkaReplaySource: ReplayRecordSource {
     init(configuration: KafkaConfiguration, topics: Topics, since: Int64, until: Int64?, partitions: [Int32]?) throws {
         // As `run`'s consumers (StreamRuntime): the mock holds an empty fetch for fetch.wait.max.ms, and librdkafka
         // 2.0 pauses a second every queued.min.messages. One partition is read at a time: fetch more of it at once.
-        reader = try KafkaReader(configuration: configuration
+        self.configuration = configuration
             .settingDefault("group.id", "tripstream-replay")
             .settingDefault("fetch.wait.max.ms", "25")
             .settingDefault("queued.min.messages", "10000000")
             .settingDefault("queued.max.messages.kbytes", "65536")
-            .settingDefault("max.partition.fetch.bytes", "16777216"))
+            .settingDefault("max.partition.fetch.bytes", "16777216")
+        reader = try KafkaReader(configuration: self.configuration)
         self.topics = topics
         let timeout = Duration.seconds(30)
         guard let fixes = try reader.partitionCount(topic: topics.locations, timeout: timeout) else {
@@ -49,6 +51,16 @@ final class KafkaReplaySource: ReplayRecordSource {
             ranges[partition] = start..<max(start, end)
         }
     }
+
+    private init(copying source: KafkaReplaySource) throws {
+        configuration = source.configuration
+        reader = try KafkaReader(configuration: configuration)
+        topics = source.topics
+        partitions = source.partitions
+        ranges = source.ranges
+    }
+
+    func copyForAnotherThread() throws -> any ReplayRecordSource { try KafkaReplaySource(copying: self) }
 
     /// How many partitions' offsets were found by searching record timestamps (the broker gave none).
     private(set) var searchedPartitions = 0

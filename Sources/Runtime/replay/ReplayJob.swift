@@ -55,12 +55,7 @@ public enum ReplayJob {
         // the geofence table is shared read-only by every partition.
         var loader = InputProcessor(settings: options.settings)
         var loaderOutput = OutputBatch(newlineSeparated: true)
-        var geofences = GeofenceTable()
-        try forEachRecord(options.geofencesPath, topic: geofencesTopic, processor: &loader, output: &loaderOutput) {
-            line, bytes, processor, output in
-            processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
-                                      geofences: &geofences, processingTime: nil, into: &output)
-        }
+        let geofences = try loadGeofences(options.geofencesPath, processor: &loader, output: &loaderOutput)
         var commands: [PendingCommand] = []
         if let commandsPath = options.commandsPath {
             try forEachRecord(commandsPath, topic: commandsTopic, processor: &loader, output: &loaderOutput) {
@@ -164,6 +159,19 @@ public enum ReplayJob {
         guard rename(writer.path, path) == 0 else {
             throw ReplayError("cannot rename \(writer.path) to \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The table of a geofences file, its lines applied in order (bad ones dead-lettered by `processor`).
+    static func loadGeofences(_ path: String, processor: inout InputProcessor, output: inout OutputBatch) throws
+        -> GeofenceTable
+    {
+        var geofences = GeofenceTable()
+        try forEachRecord(path, topic: geofencesTopic, processor: &processor, output: &output) {
+            line, bytes, processor, output in
+            processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
+                                      geofences: &geofences, processingTime: nil, into: &output)
+        }
+        return geofences
     }
 
     /// Reads every line of a small input file (geofences, commands) into `body`.

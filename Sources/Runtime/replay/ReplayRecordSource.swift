@@ -14,6 +14,10 @@ protocol ReplayRecordSource {
                            throws -> Void)
         throws
 
+    /// A source of the same records over a reader of its own, for another thread: nothing is looked up again, so
+    /// every copy reads the same ranges.
+    func copyForAnotherThread() throws -> any ReplayRecordSource
+
     /// Records of `stream` in the range of `partition`, as far as known before reading (for progress).
     func recordEstimate(_ stream: ReplayStream, partition: Int32) -> Int64
 }
