@@ -91,6 +91,9 @@ def main() -> int:
             repeats += 1
             if latest[event["_id"]] != content:
                 divergent.append(event["_id"])
+                if len(divergent) <= 3:
+                    print(f"repeated {event['_id']} changed:\n  before {latest[event['_id']]}\n  after  {content}",
+                          file=sys.stderr)
         latest[event["_id"]] = content
     if args.kills < 3:
         failures.append(f"the service was killed only {args.kills} times")

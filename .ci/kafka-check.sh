@@ -24,6 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 partitions=4
+# A port of its own, so two checks can run side by side.
+metrics_port=${METRICS_PORT:-$((20000 + RANDOM % 20000))}
 
 if [ -n "${KAFKA_BOOTSTRAP:-}" ]; then
     brokers=$KAFKA_BOOTSTRAP
@@ -65,13 +67,13 @@ printf 'session.timeout.ms=6000\nheartbeat.interval.ms=500\n' >"$work/client.pro
 start_run() {  # [state dir]
     echo "== tripstream run #$((kills + 1))" >>"$work/run.log"
     "$tripstream" run --brokers "$brokers" --kafka-config "$work/client.properties" --group ci-check \
-        --state-dir "${1:-$state}" --instance-id ci --metrics-port 19464 --snapshot-interval 2s --idle-advance 0 >>"$work/run.log" 2>&1 &
+        --state-dir "${1:-$state}" --instance-id ci --metrics-port "$metrics_port" --snapshot-interval 2s --idle-advance 0 >>"$work/run.log" 2>&1 &
     run_pid=$!
     pids+=($run_pid)
 }
 # The sum of a metric's samples (a name, or a name with its labels) on the running service; -1 if none.
 metric() {
-    { curl -s "http://127.0.0.1:19464/metrics" 2>/dev/null || true; } \
+    { curl -s "http://127.0.0.1:$metrics_port/metrics" 2>/dev/null || true; } \
         | awk -v name="$1" 'index($0, name) == 1 {sum += $NF; n++} END {print (n ? sum : -1)}'
 }
 # Waits (up to 60 s) until `metric NAME` satisfies an awk condition on v, e.g. wait_for consumed 'v > 0'.
@@ -128,7 +130,7 @@ for _ in $(seq 180); do
     [ "$(metric tripstream_owned_partitions)" = "$partitions" ] && [ "$(metric tripstream_consumer_lag)" = "0" ] && break
 done
 sleep 3
-curl -s "http://127.0.0.1:19464/metrics" >"$work/metrics.last"
+curl -s "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.last"
 kill -TERM "$run_pid"
 wait "$run_pid" || { echo "tripstream run did not exit 0 on SIGTERM" >&2; tail -20 "$work/run.log" >&2; exit 1; }
 
