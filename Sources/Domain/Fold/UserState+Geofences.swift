@@ -155,8 +155,11 @@ extension UserState {
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }
-        if hasActiveTrip, let startedAt = tripStartedAt { due = min(due, startedAt + settings.tripExpiry) }
-        if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
+        // Per fix: the trip is read once, in its box (no copy), and only when active.
+        if let box = tripBoxForReading, box.value.snapshot.status.isActive {
+            due = min(due, box.value.snapshot.startedAt + settings.tripExpiry)
+            if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
+        }
         return due == .max ? nil : due
     }
 
