@@ -49,14 +49,21 @@ struct TailLog: Sendable {
                 Self.varint(UInt64(attachments.count - 1), into: &bytes)
             } else {
                 Self.varint(UInt64(attachments.count), into: &bytes)
-                attachments.append(input.attachment)
-                attachmentBytes += input.attachmentWeight
+                keepAttachment(of: input)
             }
         }
         lastTime = input.time
         lastLatitude = input.position.latitudeE7
         lastLongitude = input.position.longitudeE7
         count += 1
+    }
+
+    /// Out of line: inlined, the copy of the attachment it needs is hoisted to the top of `append`,
+    /// a retain and a release of the user's extras on every fix that repeats them.
+    @inline(never)
+    private mutating func keepAttachment(of input: TimelineInput) {
+        attachments.append(input.attachment)
+        attachmentBytes += input.attachmentWeight
     }
 
     mutating func removeAll() {
