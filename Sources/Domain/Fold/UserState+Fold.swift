@@ -54,14 +54,16 @@ extension UserState {
         location = position
         locationAt = time
         self.accuracy = input.accuracy
-        if trip != nil { restoreTripSignal(at: time, context: context, events: &events) }
+        // `tripBoxForReading`, not `trip`: the getter copies the whole trip out just to test it.
+        let hasTrip = tripBoxForReading != nil
+        if hasTrip { restoreTripSignal(at: time, context: context, events: &events) }
 
         let decisive = accuracy <= Double(settings.maxUsableAccuracy)
         let geofenceEvents = events.count
         if decisive {
             updateGeofences(at: position, accuracy: accuracy, time: time, context: context, events: &events)
         }
-        if trip != nil {
+        if hasTrip {
             let tripEvents = events.count
             advanceTrip(
                 at: position, accuracy: decisive ? accuracy : .infinity, time: time, relocated: relocated,

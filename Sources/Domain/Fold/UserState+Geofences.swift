@@ -152,6 +152,7 @@ extension UserState {
     }
 
     /// The earliest timer of this user: a dwell threshold, a geofence's scheduled end or a trip's expiry.
+    @inline(__always)  // called per fix on a timeline in place: not inlined, the state is copied first
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }

@@ -102,6 +102,7 @@ extension UserState {
             extras = incoming
             return
         }
+        if known === incoming { return }  // the common case: the fix repeated the known extras
         let deviceId = incoming.deviceId ?? known.deviceId
         let metadata = incoming.metadata ?? known.metadata
         if deviceId == known.deviceId, metadata == known.metadata { return }

@@ -28,7 +28,8 @@ struct TailLog: Sendable {
     mutating func append(_ input: TimelineInput) {
         precondition(count == 0 || input.time >= lastTime, "a tail is appended in event-time order")
         var flags: UInt8 = input.replayed ? 1 : 0
-        if case .none = input.attachment {} else { flags |= 2 }
+        let attachment = input.attachment.identity
+        if attachment != nil { flags |= 2 }
         if input.accuracyDecimeters != .max { flags |= 4 }
         if input.speedCentimeters != .max { flags |= 8 }
         bytes.append(flags)
@@ -44,18 +45,25 @@ struct TailLog: Sendable {
         if flags & 8 != 0 { Self.varint(UInt64(input.speedCentimeters), into: &bytes) }
         if flags & 2 != 0 {
             // Consecutive fixes usually share one extras object: kept once, referenced again.
-            if let last = attachments.last, Self.same(last, input.attachment) {
+            if attachment == lastAttachment {
                 Self.varint(UInt64(attachments.count - 1), into: &bytes)
             } else {
                 Self.varint(UInt64(attachments.count), into: &bytes)
-                attachments.append(input.attachment)
-                attachmentBytes += input.attachmentWeight
+                keepAttachment(of: input)
             }
         }
         lastTime = input.time
         lastLatitude = input.position.latitudeE7
         lastLongitude = input.position.longitudeE7
         count += 1
+    }
+
+    /// Out of line: inlined, the copy of the attachment it needs is hoisted to the top of `append`,
+    /// a retain and a release of the user's extras on every fix that repeats them.
+    @inline(never)
+    private mutating func keepAttachment(of input: TimelineInput) {
+        attachments.append(input.attachment)
+        attachmentBytes += input.attachmentWeight
     }
 
     mutating func removeAll() {
@@ -95,12 +103,9 @@ struct TailLog: Sendable {
         return inputs
     }
 
-    private static func same(_ a: TimelineInput.Attachment, _ b: TimelineInput.Attachment) -> Bool {
-        switch (a, b) {
-        case let (.fixExtras(x), .fixExtras(y)): x === y
-        case let (.command(x), .command(y)): x === y
-        default: false
-        }
+    /// The newest attachment's identity, read in place: `attachments.last` would copy (retain) it.
+    private var lastAttachment: ObjectIdentifier? {
+        attachments.withUnsafeBufferPointer { $0.isEmpty ? nil : $0[$0.count - 1].identity }
     }
 
     // MARK: - Varints

@@ -8,6 +8,15 @@ public struct TimelineInput: Sendable, Equatable {
         /// Device id and/or user metadata sent with a fix; absent fields keep the last known values.
         case fixExtras(FixExtras)
         case command(CommandBox)
+
+        /// The attached object's identity, nil for none: compared per fix without retaining it.
+        var identity: ObjectIdentifier? {
+            switch self {
+            case .none: nil
+            case let .fixExtras(extras): ObjectIdentifier(extras)
+            case let .command(box): ObjectIdentifier(box)
+            }
+        }
     }
 
     public var time: UnixMillis
@@ -75,11 +84,7 @@ public struct TimelineInput: Sendable, Equatable {
 
     /// Whether both carry the very same attachment object (stored once in a segment).
     func sharesAttachment(with other: TimelineInput) -> Bool {
-        switch (attachment, other.attachment) {
-        case let (.fixExtras(a), .fixExtras(b)): a === b
-        case let (.command(a), .command(b)): a === b
-        default: false
-        }
+        attachment.identity != nil && attachment.identity == other.attachment.identity
     }
 
     public var isCommand: Bool {

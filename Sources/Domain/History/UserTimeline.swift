@@ -12,9 +12,9 @@
 /// `retracted: true`. What was published is never stored: it is, by determinism, what folding the
 /// old history yields.
 public struct UserTimeline: Sendable {
+    // Stored properties in the order a fix reads them: Swift lays them out in declaration order,
+    // and a timeline spans five cache lines; `tailStart`, read only by refolds and seals, goes last.
     public internal(set) var current: UserState
-    /// The state before `tail[0]`: where a refold that stays within the tail starts.
-    var tailStart: UserState
     /// The newest inputs in event-time order, not sealed into a segment yet (delta-encoded).
     var tail = TailLog()
     /// Late inputs, and every input of this user after the first of them, waiting for `settle`.
@@ -40,6 +40,8 @@ public struct UserTimeline: Sendable {
     public internal(set) var newestTime: UnixMillis = .min
 
     public let userId: String
+    /// The state before `tail[0]`: where a refold that stays within the tail starts.
+    var tailStart: UserState
 
     public init(userId: String) {
         self.userId = userId

@@ -26,9 +26,10 @@ public struct FoldCounters: Sendable, Equatable {
 
     public var events: Int { eventsByType.reduce(0, +) }
 
-    public mutating func count(_ event: Event) {
-        eventsByType[Int(event.type.rawValue)] += 1
-        switch event.revision {
+    /// Counts an event from its type and revision (not the event: passing one on copies it).
+    public mutating func count(type: EventType, revision: EventRevision) {
+        eventsByType[Int(type.rawValue)] += 1
+        switch revision {
         case .original: break
         case .corrected: corrected += 1
         case .retracted: retracted += 1

@@ -200,9 +200,13 @@ public struct PartitionFold: Sendable {
     /// Stamps `late` on the events appended since `first` (event time behind processing time by
     /// more than `lateLag`) and counts them.
     private mutating func finish(_ events: inout [Event], from first: Int, processingTime: UnixMillis) {
-        for index in first..<events.count {
-            events[index].late = processingTime - events[index].createdAt > settings.lateLag
-            counters.count(events[index])
+        let lateLag = settings.lateLag
+        events.withUnsafeMutableBufferPointer { events in
+            // In place: passing `events[index]` on would copy the event (its strings and references).
+            for index in first..<events.count {
+                events[index].late = processingTime - events[index].createdAt > lateLag
+                counters.count(type: events[index].type, revision: events[index].revision)
+            }
         }
     }
 

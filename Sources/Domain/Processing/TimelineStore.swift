@@ -18,9 +18,20 @@ struct TimelineStore: Sendable {
     }
 
     subscript(slot: Int32) -> UserTimeline {
-        // `_read` lends the element in place: a `get` would copy a whole timeline (three states and
-        // their references) just to read one field.
-        _read { yield segments[Int(slot) >> Self.segmentShift][Int(slot) & (Self.segmentSize - 1)] }
-        _modify { yield &segments[Int(slot) >> Self.segmentShift][Int(slot) & (Self.segmentSize - 1)] }
+        // By address: reading one field of a timeline loads that field. A `get` copies the whole
+        // timeline (hundreds of bytes and their references), and so does a `_read`, which yields a
+        // large struct by value: the fold reads a field or two of one per fix.
+        unsafeAddress {
+            segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
+                UnsafePointer($0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
+            }
+        }
+        unsafeMutableAddress {
+            // The segment's buffer is owned by this store and unique (never shared): the pointer stays
+            // valid for the access, during which nothing else can touch `segments`.
+            segments[Int(slot) >> Self.segmentShift].withUnsafeMutableBufferPointer {
+                $0.baseAddress! + (Int(slot) & (Self.segmentSize - 1))
+            }
+        }
     }
 }

@@ -7,10 +7,34 @@ struct UserIndex: Sendable {
 
     var count: Int { next.count }
 
+    /// A hash of the id's bytes, eight at a time (FNV's byte loop was 2% of the fold, per fix). It
+    /// lives only in memory, so it need not match any persisted hash; the map mixes it again.
     static func hash(_ userId: String) -> UInt64 {
-        var hasher = StableHasher()
-        hasher.combine(userId)
-        return hasher.state  // the FNV state: the map mixes it again
+        if let hashed = userId.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) {
+            return hashed
+        }
+        return Array(userId.utf8).withUnsafeBytes { hash($0) }  // a bridged string: rare
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var state = 0x9e37_79b9_7f4a_7c15 ^ UInt64(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            state = mix(state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        if offset < bytes.count {
+            var last: UInt64 = 0
+            for index in offset..<bytes.count { last = last << 8 | UInt64(bytes[index]) }
+            state = mix(state ^ last)
+        }
+        return state
+    }
+
+    @inline(__always)
+    private static func mix(_ value: UInt64) -> UInt64 {
+        let product = value &* 0xbf58_476d_1ce4_e5b9
+        return product ^ (product >> 31)
     }
 
     /// The slot of the user whose id `isUser` confirms, among those hashing like `userId`.

@@ -1,0 +1,56 @@
+import Domain
+import Testing
+
+/// The per-fix shortcuts of the fold (user lookup by a word-wise hash, fix extras kept by identity
+/// in the tail) change nothing the fold yields.
+@Suite struct FoldHotPathTests {
+    static let o = World.center
+
+    /// Ids of every length from 1 to 40 bytes, non-ASCII ones, and ids equal in their first eight or
+    /// sixteen bytes: each user finds their own state again.
+    @Test func usersWithIdsOfEveryLengthKeepTheirOwnState() {
+        var ids: [String] = (1...40).map { String(repeating: "x", count: $0) }
+        ids += (0..<50).map { "driver-000000000\($0)" }  // same first 16 bytes
+        ids += (0..<20).map { "abcdefgh\($0)" }  // same first 8 bytes
+        ids += ["ü", "üü", "司机-1", "司机-2", "🚕🚕🚕🚕🚕", "🚕🚕🚕🚕🚖"]
+        var h = Harness([])
+        for (index, id) in ids.enumerated() {
+            h.send(Fix(userId: id, createdAt: World.t0 + Int64(index) * 1000,
+                       position: World.offset(Self.o, north: Double(index) * 10, east: 0)))
+        }
+        #expect(h.fold.userCount == ids.count)
+        for (index, id) in ids.enumerated() {
+            #expect(h.fold.state(of: id)?.location == World.offset(Self.o, north: Double(index) * 10, east: 0), "\(id)")
+        }
+        #expect(h.fold.state(of: "driver-0000000050") == nil)
+        #expect(h.fold.state(of: "🚕🚕🚕🚕") == nil)
+    }
+
+    /// Device ids that repeat and change, with a late fix placed among them: the refold
+    /// from the tail gives each fix the extras it came with, as an in-order fold does.
+    @Test func extrasThatRepeatAndChangeSurviveARefold() {
+        let store = World.circle("store", "g1", at: World.offset(Self.o, north: 2_000, east: 0), radius: 150)
+        // (seconds, device, meters north): "a", then "b" (which enters the store), then none.
+        let sent: [(Int64, String?, Double)] = [
+            (0, "a", 0), (60, "a", 100), (120, "b", 400), (180, "b", 900), (240, "b", 2_000), (300, nil, 2_010),
+        ]
+        let late: (Int64, String?, Double) = (150, "c", 650)
+        func fix(_ input: (Int64, String?, Double)) -> Fix {
+            Fix(userId: "u1", createdAt: World.t0 + input.0 * 1000,
+                position: World.offset(Self.o, north: input.2, east: 0), deviceId: input.1,
+                metadata: input.1.map { RawJSON("{\"device\":\"\($0)\"}") })
+        }
+        var shuffled = Harness([store])
+        for input in sent { shuffled.send(fix(input)) }
+        shuffled.send(fix(late))
+        var ordered = Harness([store])
+        for input in (sent + [late]).sorted(by: { $0.0 < $1.0 }) { ordered.send(fix(input)) }
+
+        #expect(shuffled.fold.state(of: "u1")?.deviceId == "b")
+        #expect(shuffled.fold.state(of: "u1")?.metadata == RawJSON("{\"device\":\"b\"}"))
+        #expect(shuffled.fold.state(of: "u1") == ordered.fold.state(of: "u1"))
+        let entered = shuffled.upserted().filter { $0.type == .enteredGeofence }
+        #expect(entered.map(\.deviceId) == ["b"])
+        #expect(shuffled.upserted().map(\.deviceId) == ordered.upserted().map(\.deviceId))
+    }
+}
