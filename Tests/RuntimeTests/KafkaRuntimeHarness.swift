@@ -272,15 +272,23 @@ final class KafkaRuntimeHarness: @unchecked Sendable {
 
     /// `_id`s republished without `corrected`/`retracted` but with content different from their
     /// latest publication: a consumer upserting by `_id` must only ever see identical repeats
-    /// unless an event says it changed.
-    static func divergentRepeats(_ events: [Event]) -> [String] {
-        var latest: [String: String] = [:]
+    /// unless an event says it changed. On a broker that cannot abort (`brokerAborts` false: the
+    /// mock cluster), a killed or rebuilt instance's flushed outputs stay visible while its state
+    /// rolls back, and folding the same inputs again repeats that sequence (an event, then its
+    /// correction) after it: a repeat must then equal an earlier publication, not the latest.
+    static func divergentRepeats(_ events: [Event], brokerAborts: Bool) -> [String] {
+        var published: [String: [String]] = [:]
         var divergent: [String] = []
         for event in events {
             let id = event.id.hexString
             let content = comparable(event)
-            if event.revision == .original, let seen = latest[id], seen != content { divergent.append(id) }
-            latest[id] = content
+            let earlier = published[id, default: []]
+            if event.revision == .original, let latest = earlier.last,
+                brokerAborts ? latest != content : !earlier.contains(content)
+            {
+                divergent.append(id)
+            }
+            if !earlier.contains(content) { published[id, default: []].append(content) }
         }
         return divergent
     }
