@@ -40,20 +40,11 @@ final class OutputSpool {
 
     /// Reads a closed spool back into batches of about `batchBytes`, each handed to `body`, then removes the file.
     static func drain(_ path: String, batchBytes: Int = 1 << 20, into body: (inout OutputBatch) throws -> Void) throws {
-        let descriptor = Glibc.open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer {
-            Glibc.close(descriptor)
-            unlink(path)
-        }
+        defer { unlink(path) }
         var batch = OutputBatch(newlineSeparated: true)
         var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            guard count >= 0 else { throw ReplayError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            if count == 0 { break }
-            pending.append(contentsOf: chunk[..<count])
+        try LocalFile.forEachChunk(path) { chunk in
+            pending.append(contentsOf: chunk)
             let used = decode(pending, into: &batch)
             pending.removeFirst(used)
             if batch.byteCount >= batchBytes { try body(&batch) }

@@ -77,21 +77,6 @@ public struct PartitionSnapshot: Sendable {
     public static func read(directory: String, partition: Int32) throws -> PartitionSnapshot? {
         let path = Self.path(directory: directory, partition: partition)
         guard access(path, F_OK) == 0 else { return nil }
-        return try PartitionSnapshot(decoding: try readFile(path))
-    }
-
-    static func readFile(_ path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if n < 0 { throw ReplayError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return bytes
+        return try PartitionSnapshot(decoding: try LocalFile.read(path))
     }
 }
