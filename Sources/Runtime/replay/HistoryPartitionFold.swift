@@ -99,8 +99,6 @@ struct HistoryPartitionFold {
                                                          timestamp: timestamp, key: key))
             }
         }
-        return commands.enumerated().sorted {
-            ($0.element.command.createdAt, $0.offset) < ($1.element.command.createdAt, $1.offset)
-        }.map(\.element)
+        return ReplayJob.PendingCommand.inEventTimeOrder(commands)
     }
 }

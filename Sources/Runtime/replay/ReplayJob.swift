@@ -32,6 +32,14 @@ public enum ReplayJob {
         var timestamp: Int64 = .min
         /// The record's key; nil for files.
         var key: [UInt8]? = nil
+
+        /// `commands` in event-time order, keeping their arrival order among equal times (a stable
+        /// sort): how a replay orders a commands file or a partition's commands before merging them.
+        static func inEventTimeOrder(_ commands: [PendingCommand]) -> [PendingCommand] {
+            commands.enumerated().sorted {
+                ($0.element.command.createdAt, $0.offset) < ($1.element.command.createdAt, $1.offset)
+            }.map(\.element)
+        }
     }
 
     /// - Parameter progress: called after each chunk of fixes with the fixes file's read progress.
@@ -67,10 +75,7 @@ public enum ReplayJob {
                     commands.append(PendingCommand(command: command, bytes: Array(bytes), line: line))
                 }
             }
-            // Event-time order; the file's order among equal times (a stable sort).
-            commands = commands.enumerated().sorted {
-                ($0.element.command.createdAt, $0.offset) < ($1.element.command.createdAt, $1.offset)
-            }.map(\.element)
+            commands = PendingCommand.inEventTimeOrder(commands)
         }
         try write(&loaderOutput)
 
