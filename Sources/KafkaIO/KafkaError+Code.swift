@@ -63,6 +63,8 @@ extension KafkaError {
         public static let duplicateSequenceNumber = Code(RD_KAFKA_RESP_ERR_DUPLICATE_SEQUENCE_NUMBER)
         public static let invalidProducerEpoch = Code(RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH)
         public static let producerFenced = Code(RD_KAFKA_RESP_ERR_PRODUCER_FENCED)
+        /// librdkafka's own code for a producer fenced by a newer one with its transactional id.
+        public static let fenced = Code(RD_KAFKA_RESP_ERR__FENCED)
         public static let rebalanceInProgress = Code(RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS)
     }
 }

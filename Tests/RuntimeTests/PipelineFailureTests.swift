@@ -103,6 +103,26 @@ struct PipelineFailureTests {
         try assertExactlyOnce(harness, "coordinator unavailable")
     }
 
+    /// A producer made unusable by a fatal error that is not a fencing (librdkafka's idempotence
+    /// losing a sequence after a timed-out request) is replaced, its transaction undone: the instance
+    /// goes on instead of stopping.
+    @Test func aProducerBrokenByAFatalErrorIsReplacedAndLosesNothing() throws {
+        let harness = try FakeBrokerHarness(seed: 25)
+        let armed = CallCounter()
+        harness.broker.onNext(.commit) {
+            guard armed.next() == 1 else { return }
+            harness.broker.failNext(.produce, with: KafkaError(
+                code: .outOfOrderSequenceNumber, message: "injected: sequence desynchronization", isFatal: true))
+        }
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.metrics.snapshot.transactionsAborted >= 1, "the broken producer's transaction was undone")
+        #expect(runtime.logs.contains { $0.contains("replacing the transactional producer") })
+        try assertExactlyOnce(harness, "fatal producer error")
+    }
+
     /// The folded rest is committed before the hand-over. (The in-memory broker bumps the generation
     /// again once the revocation was seen, so a transaction sealed just before may be refused and
     /// aborted: that must lose nothing either.)

@@ -153,9 +153,11 @@ final class TransactionCommitter: @unchecked Sendable {
             }
             try retrying(&retries) { try sink.commit(timeout: .seconds(60)) }
             return .committed(seconds: clock.monotonic() - started, at: clock.now(), oversized: oversized, retries: retries)
-        } catch let error as KafkaError where error.isFatal {
-            return .fatal(error)  // fenced by a newer instance, or an unrecoverable client error
+        } catch let error as KafkaError where error.isFatal && error.fencesThisInstance {
+            return .fatal(error)  // a newer instance took over: this one must stop
         } catch {
+            // Any other error, fatal ones to this producer included (an idempotence sequence lost
+            // after a timed-out request): abort, or replace the producer if it cannot abort.
             return abort(after: error, started: started)
         }
     }
@@ -256,4 +258,10 @@ struct TransactionReceipt: Sendable {
         }
         sealedAt = transaction.sealedAt
     }
+}
+
+extension KafkaError {
+    /// Whether a newer producer with this transactional id fenced this one: the instance must stop,
+    /// not replace its producer (which would fence the newer one in turn).
+    var fencesThisInstance: Bool { code == .producerFenced || code == .fenced || code == .invalidProducerEpoch }
 }
