@@ -154,51 +154,32 @@ enum PipelineBench {
             _ = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(100))
         }
         let stop = StopFlag()
-        let users = max(Int(rate), 10)  // one fix per user per second
+        let fleet = latencyFleet(rate: rate, seconds: seconds)
         let clientConfiguration = cluster.clientConfiguration
+        // The probe shares the machine with what it measures: its fixes are generated and encoded
+        // before the clock starts, and only their createdAt is written when each is sent.
         let publisher = Thread {
             do {
-                var configuration = clientConfiguration
-                configuration["linger.ms"] = "1"
-                let producer = try KafkaProducer(configuration: configuration)
-                var settings = SimulationSettings()
-                settings.users = users
-                settings.geofences = 1_000
-                settings.fixInterval = 1
-                settings.duration = Int64(seconds) + 2
-                settings.start = WallClock.now()
-                settings.offlineChance = 0
-                settings.duplicateChance = 0
-                settings.seed = 99
-                var simulator = FleetSimulator(settings: settings)
-                var records: [SimulatedRecord] = []
-                var key: [UInt8] = [], value: [UInt8] = []
+                // librdkafka's default linger.ms (5): a device gateway batches like any producer.
+                let producer = try KafkaProducer(configuration: clientConfiguration)
                 let begin = WallClock.monotonic()
                 var sent = 0
-                while !stop.isSet, simulator.nextStep(into: &records) {
-                    for record in records {
-                        switch record {
-                        case var .command(command):
-                            command.userId = "latency-" + command.userId
-                            command.createdAt = WallClock.now()
-                            InputRecordEncoder.encode(.command(command), key: &key, value: &value)
-                            try producer.produce(topic: topics.tripCommands, key: key, value: value)
-                            continue
-                        case .geofence: continue
-                        case .fix: break
-                        }
-                        guard case var .fix(fix) = record else { continue }
-                        fix.userId = "latency-" + fix.userId
-                        fix.createdAt = WallClock.now()
-                        InputRecordEncoder.encode(.fix(fix), key: &key, value: &value)
-                        try producer.produce(topic: topics.locations, key: key, value: value)
-                        sent += 1
-                        let due = begin + Double(sent) / rate
-                        let now = WallClock.monotonic()
-                        if due > now { Terminal.sleep(seconds: due - now) }
-                        producer.poll()
+                var value: [UInt8] = []
+                for record in fleet where !stop.isSet {
+                    value = record.value
+                    if let at = record.createdAtRange {
+                        let stamp = Array(RFC3339.string(WallClock.now()).utf8)
+                        guard stamp.count == at.count else { continue }
+                        value.replaceSubrange(at, with: stamp)
                     }
-                    records.removeAll(keepingCapacity: true)
+                    try producer.produce(topic: record.isFix ? topics.locations : topics.tripCommands,
+                                         key: record.key, value: value)
+                    guard record.isFix else { continue }
+                    sent += 1
+                    let due = begin + Double(sent) / rate
+                    let now = WallClock.monotonic()
+                    if due > now { Terminal.sleep(seconds: due - now) }
+                    producer.poll()
                 }
                 _ = try producer.flush(timeout: .seconds(10))
             } catch {
@@ -209,13 +190,14 @@ enum PipelineBench {
         publisher.start()
         var latencies: [Int64] = []
         let end = WallClock.monotonic() + seconds + 3
+        let prefix = Array("latency-".utf8)
         while WallClock.monotonic() < end {
             for record in try consumer.poll(maxRecords: 10_000, timeout: .milliseconds(50)) {
                 let received = WallClock.now()
-                guard let value = record.value, let event = try? EventDecoder.decode(value).event,
-                    !event.replayed, !event.late, event.userId.hasPrefix("latency-")
+                guard let key = record.key, key.starts(with: prefix), let value = record.value,
+                    let createdAt = liveEventTime(value)
                 else { continue }
-                latencies.append(received - event.createdAt)
+                latencies.append(received - createdAt)
             }
         }
         stop.set()
@@ -225,6 +207,87 @@ enum PipelineBench {
         guard !latencies.isEmpty else { return (-1, -1, 0, committed) }
         func percentile(_ p: Double) -> Int { Int(latencies[min(Int(Double(latencies.count) * p), latencies.count - 1)]) }
         return (percentile(0.5), percentile(0.99), latencies.count, committed)
+    }
+}
+
+extension PipelineBench {
+    /// A record of the latency probe, encoded ahead: where its createdAt's text is, if a fix or
+    /// command carries one (stamped with the send time when sent).
+    struct ProbeRecord {
+        var isFix: Bool
+        var key: [UInt8]
+        var value: [UInt8]
+        var createdAtRange: Range<Int>?
+    }
+
+    /// One fix per user per second at `rate` fixes/s for `seconds` (plus 2 s of slack), users
+    /// prefixed `latency-`, each with a placeholder createdAt of the width every stamp has.
+    static func latencyFleet(rate: Double, seconds: Double) -> [ProbeRecord] {
+        var settings = SimulationSettings()
+        settings.users = max(Int(rate), 10)
+        settings.geofences = 1_000
+        settings.fixInterval = 1
+        settings.duration = Int64(seconds) + 2
+        settings.start = WallClock.now()
+        settings.offlineChance = 0
+        settings.duplicateChance = 0
+        settings.seed = 99
+        var simulator = FleetSimulator(settings: settings)
+        var fleet: [ProbeRecord] = []
+        var records: [SimulatedRecord] = []
+        var key: [UInt8] = [], value: [UInt8] = []
+        let placeholder = WallClock.now()
+        let stamp = Array(RFC3339.string(placeholder).utf8)
+        while simulator.nextStep(into: &records) {
+            for record in records {
+                let isFix: Bool
+                switch record {
+                case var .command(command):
+                    command.userId = "latency-" + command.userId
+                    command.createdAt = placeholder
+                    InputRecordEncoder.encode(.command(command), key: &key, value: &value)
+                    isFix = false
+                case var .fix(fix):
+                    fix.userId = "latency-" + fix.userId
+                    fix.createdAt = placeholder
+                    InputRecordEncoder.encode(.fix(fix), key: &key, value: &value)
+                    isFix = true
+                case .geofence: continue
+                }
+                let range = value.firstRange(of: Array("\"createdAt\":\"".utf8)).map { found in
+                    found.upperBound..<(found.upperBound + stamp.count)
+                }
+                fleet.append(ProbeRecord(isFix: isFix, key: key, value: value,
+                                         createdAtRange: range.flatMap { value[$0].elementsEqual(stamp) ? $0 : nil }))
+            }
+            records.removeAll(keepingCapacity: true)
+        }
+        return fleet
+    }
+
+    /// The event time of a live event (neither `replayed` nor `late`), read from the top of its JSON
+    /// without decoding the rest: the probe reads every event while the pipeline runs beside it.
+    static func liveEventTime(_ value: [UInt8]) -> UnixMillis? {
+        value.withUnsafeBytes { json -> UnixMillis? in
+            guard let created = find("\"createdAt\":\"", in: json, from: 0),
+                let user = find(",\"user\":", in: json, from: created)
+            else { return nil }
+            let head = UnsafeRawBufferPointer(rebasing: json[created..<user])
+            guard find(",\"replayed\":true", in: head, from: 0) == nil, find(",\"late\":true", in: head, from: 0) == nil,
+                case let .success(time) = RFC3339.parse(UnsafeRawBufferPointer(rebasing: json[created..<min(created + 24, user)]))
+            else { return nil }
+            return time
+        }
+    }
+
+    /// The index just past the first `pattern` in `bytes` at or after `start`.
+    private static func find(_ pattern: StaticString, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        let needle = UnsafeRawBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
+        guard needle.count > 0, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index] == needle[0] {
+            if memcmp(bytes.baseAddress! + index, needle.baseAddress!, needle.count) == 0 { return index + needle.count }
+        }
+        return nil
     }
 }
 
