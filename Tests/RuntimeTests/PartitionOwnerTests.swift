@@ -133,4 +133,37 @@ import Testing
         owner.take(command: Self.startCommand(0, second: 1), round: 3)
         #expect(owner.pendingCount == 2)
     }
+
+    /// Users are encoded at the end of each fold round (the seal, which the driver waits for, then has
+    /// little left): a user changed in two rounds has two records in the transaction, the newer last,
+    /// and an aborted transaction drops what was encoded for it.
+    @Test func usersEncodedAfterEachRoundReachTheSealNewestLast() throws {
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
+        let now: UnixMillis = 1_767_225_700_000
+        func round(_ record: ConsumedRecord, _ round: UInt64) {
+            owner.take(fix: record, round: round)
+            owner.merge.confirmEnds(fixes: nil, commands: .init(end: 0, position: nil), round: round)
+            Self.fold(owner)
+            owner.encodeChangedUsers(geofences: GeofenceTable(), now: now)
+        }
+        round(Self.fix(0, second: 2), 1)
+        round(Self.fix(1, second: 3), 2)
+        let batch = owner.seal(geofences: GeofenceTable(), now: now)
+        let userRecords = batch.changelog.filter { $0.key == Array("u1".utf8) }
+        #expect(userRecords.count == 2)
+        let newest = try TimelineCodec.decode(try #require(userRecords.last?.value))
+        #expect(newest.newestTime == 1_767_225_603_000, "the last record holds the state after both fixes")
+        #expect(newest.tail.count == 2)
+        #expect(batch.output.users.count == 2)
+        #expect(batch.changelog.last?.key == PartitionCheckpoint.key)
+
+        #expect(owner.seal(geofences: GeofenceTable(), now: now).changelog.allSatisfy { $0.key != Array("u1".utf8) },
+                "nothing changed since the last seal")
+
+        round(Self.fix(2, second: 4), 3)
+        owner.dropUncommitted()
+        #expect(owner.seal(geofences: GeofenceTable(), now: now).changelog.allSatisfy { $0.key != Array("u1".utf8) },
+                "an abort forgets the records encoded for the transaction")
+    }
 }

@@ -40,4 +40,27 @@ struct PeriodicUpkeepTests {
                 "lag \(runtime.metrics.snapshot.lag)")
         #expect(runtime.halt())
     }
+
+    /// While running, snapshots are taken one partition at a time (the rotation: the partition is held
+    /// until its last transaction committed, then written in place of a fold round) while the others
+    /// fold on. An instance stopped abruptly after several of them resumes from them and publishes
+    /// every event once.
+    @Test func snapshotsRotatedWhileFoldingRestoreExactlyOnce() throws {
+        let harness = try FakeBrokerHarness(seed: 33)
+        let first = harness.start(instance: "a") { $0.snapshotInterval = 40 }
+        let partitions = Int(FakeBrokerHarness.partitions)
+        #expect(harness.wait { first.metrics.snapshot.snapshotSeconds.count >= partitions + 2 },
+                "every partition snapshotted in turn")
+        #expect(first.metrics.snapshot.inputsCommitted < harness.inputCount, "snapshots taken while inputs were folded")
+        harness.broker.fence(transactionalId: harness.options(instance: "a").transactionalId)
+        #expect(first.done.wait(timeout: .now() + 30) == .success, "the fenced instance stops without a last snapshot")
+        #expect(!first.logs.contains { $0.contains("not written") }, "\(first.logs.filter { $0.contains("snapshot") })")
+        let committedByFirst = first.metrics.snapshot.inputsCommitted
+
+        let second = harness.start(instance: "a")
+        #expect(harness.wait(timeout: 90) { committedByFirst + second.metrics.snapshot.inputsCommitted >= harness.inputCount })
+        #expect(second.halt())
+        #expect(second.failure == nil, "\(String(describing: second.failure))")
+        try PipelineFailureTests().assertExactlyOnce(harness, "rotated snapshots")
+    }
 }

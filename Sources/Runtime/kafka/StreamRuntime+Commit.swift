@@ -77,6 +77,7 @@ extension StreamRuntime {
             for part in receipt.parts {
                 guard let owner = owners[part.partition], ObjectIdentifier(owner) == part.owner else { continue }
                 try owner.history.commit(through: part.historyGeneration)
+                owner.sealedUncommitted = false
             }
             oversizedOutputs += oversized
             metrics.update { values in
@@ -171,12 +172,11 @@ extension StreamRuntime {
         }
     }
 
-    /// Writes the local snapshots of owned partitions (after a commit: memory equals the changelog).
-    /// The driver stalls for it, so the changelog ends come in one request and the encoding,
-    /// compression and writing run on the fold threads, one partition each.
+    /// Writes the local snapshots of owned partitions (after a commit: memory equals the changelog),
+    /// on hand-over and shutdown; while running, `rotateSnapshots` takes one partition at a time.
+    /// The changelog ends come in one request; each partition's snapshot is written on a fold thread.
     func writeSnapshots(only partitions: Set<Int32>? = nil) {
-        let started = clock.monotonic()
-        lastSnapshot = started
+        lastSnapshot = clock.monotonic()
         do {
             try ReplayJob.makeDirectory(options.stateDirectory)
             try ReplayJob.makeDirectory(snapshotDirectory)
@@ -184,26 +184,9 @@ extension StreamRuntime {
             log("warning: no snapshots: \(error)")
             return
         }
-        var ready: [(partition: Int32, owner: PartitionOwner)] = []
-        for partition in owners.keys.sorted() where partitions?.contains(partition) ?? true {
-            do {
-                // Users idle beyond the horizon leave memory (their state goes to the local store,
-                // written before the snapshot that no longer holds them).
-                let owner = owners[partition]!
-                let streamTime = owner.processor.fold.streamTime
-                if streamTime != .min,
-                    owner.processor.fold.evictIdleUsers(before: streamTime - options.settings.replayHorizon) > 0
-                {
-                    try owner.history.commit()
-                }
-                try owner.history.synchronize()  // what the snapshot claims is on disk first
-                ready.append((partition, owner))
-            } catch {
-                log("warning: snapshot of partition \(partition) not written: \(error)")
-            }
-        }
-        guard !ready.isEmpty else { return }
-        let changelog = ready.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
+        let chosen = owners.keys.sorted().filter { partitions?.contains($0) ?? true }.map { owners[$0]! }
+        guard !chosen.isEmpty else { return }
+        let changelog = chosen.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
         let ends: [TopicPartition: Int64]
         do {
             ends = try endProbe.endOffsets(changelog, timeout: .seconds(5))
@@ -212,29 +195,19 @@ extension StreamRuntime {
             return
         }
         let directory = snapshotDirectory
-        let failures = RoundResults<String?>(count: ready.count)
-        let loan = RoundLoan(value: (ready, ends))
-        foldThreads.run(items: ready.count) { index in
-            let (partition, owner) = loan.value.0[index]
-            guard let end = loan.value.1[TopicPartition(topic: changelog[index].topic, partition: partition)] else {
-                failures.store("the changelog's end is unknown", at: index)
+        let horizon = options.settings.replayHorizon
+        let clock = self.clock
+        let loan = RoundLoan(value: (chosen, changelog.map { ends[$0] }))
+        foldThreads.run(items: chosen.count) { index in
+            let owner = loan.value.0[index]
+            guard let end = loan.value.1[index] else {
+                owner.snapshotResult = .failed("the changelog's end is unknown")
                 return
             }
-            do {
-                let snapshot = PartitionSnapshot(
-                    partition: partition, changelogOffset: end, checkpoint: owner.checkpoint,
-                    timelines: owner.processor.fold.allTimelines().map(\.parts))
-                try snapshot.write(directory: directory)
-                failures.store(nil, at: index)
-            } catch {
-                failures.store("\(error)", at: index)
-            }
+            owner.writeHeldSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
+                                    monotonic: { clock.monotonic() })
         }
-        for (index, failure) in failures.take().enumerated() {
-            if let failure { log("warning: snapshot of partition \(ready[index].partition) not written: \(failure)") }
-        }
-        let seconds = clock.monotonic() - started
-        metrics.update { $0.snapshotSeconds.observe(seconds) }
+        reportRotatedSnapshots()
     }
 
     func publishCounters() {

@@ -217,10 +217,7 @@ public final class StreamRuntime {
         }
         try applyBackpressure()
         try sealIfDue()
-        if (clock.monotonic() - lastSnapshot) * 1000 >= Double(options.snapshotInterval) {
-            try commitEverything()
-            writeSnapshots()
-        }
+        rotateSnapshots()
         if clock.monotonic() - lastLagCheck > 5 { updateLag() }
     }
 
@@ -232,11 +229,27 @@ public final class StreamRuntime {
         let idle = options.idleAdvance
         let now = clock.now()
         let monotonic = clock.monotonic()
+        let directory = snapshotDirectory
+        let horizon = options.settings.replayHorizon
+        let clock = self.clock
+        if ordered.contains(where: { if case .ready = $0.snapshotHold { true } else { false } }) {
+            try? ReplayJob.makeDirectory(options.stateDirectory)
+            try? ReplayJob.makeDirectory(directory)
+        }
         foldThreads.run(items: ordered.count) { index in
             let owner = ordered[index]
-            owner.foldReady(geofences: geofences, now: now, monotonic: monotonic, source: topics)
-            if idle > 0 { owner.advanceIfIdle(now: now, idle: idle, geofences: geofences) }
+            switch owner.snapshotHold {
+            case .waiting: return  // held for its snapshot: its memory must stay what its changelog holds
+            case let .ready(end):
+                owner.writeHeldSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
+                                        monotonic: { clock.monotonic() })
+            case .none:
+                owner.foldReady(geofences: geofences, now: now, monotonic: monotonic, source: topics)
+                if idle > 0 { owner.advanceIfIdle(now: now, idle: idle, geofences: geofences) }
+                owner.encodeChangedUsers(geofences: geofences, now: now)
+            }
         }
+        reportRotatedSnapshots()
     }
 
     /// Pauses fetching for partitions whose merge holds `maxPendingInputs` inputs (a silent other

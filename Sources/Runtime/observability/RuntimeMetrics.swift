@@ -21,7 +21,7 @@ public final class RuntimeMetrics: Sendable {
         /// Fold time per poll batch: counts per upper bound in seconds.
         public var foldBatchSeconds = Histogram(bounds: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
         public var commitSeconds = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
-        /// Time the driver stops folding to write the local snapshots (after committing all it folded).
+        /// Time to write one partition's local snapshot, on its fold thread (the other partitions fold on).
         public var snapshotSeconds = Histogram(bounds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
         /// From an input's Kafka timestamp to the commit of the transaction holding its outputs: what
         /// a read_committed reader waits for an event, broker time included.
@@ -175,7 +175,7 @@ public final class RuntimeMetrics: Sendable {
                [("", "\(v.partitionPauses)")])
         histogram(&out, "tripstream_fold_batch_seconds", "Time to fold one poll batch.", v.foldBatchSeconds)
         histogram(&out, "tripstream_commit_seconds", "Time to commit one transaction.", v.commitSeconds)
-        histogram(&out, "tripstream_snapshot_seconds", "Time folding stops to write the local snapshots.",
+        histogram(&out, "tripstream_snapshot_seconds", "Time to write one partition's local snapshot (the other partitions fold on).",
                   v.snapshotSeconds)
         histogram(&out, "tripstream_input_to_commit_seconds",
                   "From an input record's timestamp to the commit of the transaction holding its outputs.",

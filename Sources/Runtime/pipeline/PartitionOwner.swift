@@ -29,6 +29,17 @@ final class PartitionOwner: @unchecked Sendable {
     var uncommittedTimestamps: [Int64] = []
     /// Inputs folded since the last seal.
     private var unsealedInputs = 0
+    /// Changelog records of the users encoded since the last seal (`encodeChangedUsers`).
+    private var encodedUsers: [ChangelogRecord] = []
+    /// Whether a transaction holding this partition's changes is sealed but not yet committed.
+    var sealedUncommitted = false
+    /// The snapshot rotation (`StreamRuntime+SnapshotRotation`): whether the partition is held, when its
+    /// last snapshot was written (monotonic seconds; when it was taken, before its first), and how
+    /// the last one written in a fold round went.
+    var snapshotHold = SnapshotHold.none
+    var heldSince = 0.0
+    var lastSnapshotAt: Double
+    var snapshotResult: SnapshotResult?
     /// Whether the consumer was told to stop fetching this partition (its merge holds too much).
     var paused = false
 
@@ -50,6 +61,7 @@ final class PartitionOwner: @unchecked Sendable {
         merge = StreamMerge(fixesFrom: locationsOffset, commandsFrom: commandsOffset, mergeWait: mergeWait,
                             now: monotonic)
         lastInputAt = now
+        lastSnapshotAt = monotonic
     }
 
     var checkpoint: PartitionCheckpoint {
@@ -112,13 +124,23 @@ final class PartitionOwner: @unchecked Sendable {
         dirty = true
     }
 
-    /// Closes this partition's part of a transaction: the users touched since the last seal are
-    /// encoded (users topic and changelog), with the history changes and the checkpoint.
-    func seal(geofences: GeofenceTable, now: UnixMillis) -> PartitionBatch {
-        var changelog: [ChangelogRecord] = []
+    /// Encodes the users whose state changed since the last call, for the users topic and the
+    /// changelog. Called at the end of each fold round on its fold thread, so that a seal, which the
+    /// driver waits for, finds little left to encode; a user changed again in a later round of the
+    /// same transaction gets a newer record after the first (both topics are compacted by user).
+    func encodeChangedUsers(geofences: GeofenceTable, now: UnixMillis) {
         for timeline in processor.flushUsers(geofences: geofences, now: now, into: &output) {
-            changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline.parts)))
+            encodedUsers.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline.parts)))
         }
+    }
+
+    /// Closes this partition's part of a transaction: the users changed since the last round are
+    /// encoded (users topic and changelog), then the history changes and the checkpoint follow.
+    func seal(geofences: GeofenceTable, now: UnixMillis) -> PartitionBatch {
+        encodeChangedUsers(geofences: geofences, now: now)
+        var changelog: [ChangelogRecord] = []
+        changelog.reserveCapacity(encodedUsers.count + 1)
+        swap(&changelog, &encodedUsers)
         for change in history.takeChanges() { changelog.append(ChangelogRecord(key: change.key, value: change.value)) }
         changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: checkpoint.bytes))
         var sealed = OutputBatch(newlineSeparated: false)
@@ -128,6 +150,7 @@ final class PartitionOwner: @unchecked Sendable {
         let inputs = unsealedInputs
         unsealedInputs = 0
         dirty = false
+        sealedUncommitted = true
         return PartitionBatch(
             partition: partition, owner: ObjectIdentifier(self), output: sealed, changelog: changelog,
             historyGeneration: history.seal(), offsets: hasProgress ? (locationsOffset, commandsOffset) : nil,
@@ -137,6 +160,7 @@ final class PartitionOwner: @unchecked Sendable {
     /// Forgets what was folded since the last commit (the transaction was aborted or the partition lost).
     func dropUncommitted() {
         output.removeAll()
+        encodedUsers.removeAll()
         history.discard()
         uncommittedTimestamps.removeAll(keepingCapacity: true)
         unsealedInputs = 0
