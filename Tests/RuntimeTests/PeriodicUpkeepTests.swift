@@ -63,4 +63,23 @@ struct PeriodicUpkeepTests {
         #expect(second.failure == nil, "\(String(describing: second.failure))")
         try PipelineFailureTests().assertExactlyOnce(harness, "rotated snapshots")
     }
+
+    /// A partition held for its snapshot whose changelog end cannot be learned folds on without one
+    /// after half the interval (at least 1 s): a refused request never stalls a partition.
+    @Test func aHeldPartitionFoldsOnWhenItsChangelogEndStaysUnknown() throws {
+        let harness = try FakeBrokerHarness(seed: 34)
+        let runtime = harness.start(instance: "a") { $0.snapshotInterval = 2_000 }
+        // Held from 2 s on; every end-offsets request refused for a while after that.
+        #expect(harness.wait { harness.broker.callCount(.commit) >= 1 })
+        Thread.sleep(forTimeInterval: 1.9)
+        harness.broker.failNext(.endOffsets, with: KafkaError(code: .requestTimedOut, message: "injected", isRetriable: true),
+                                times: 100_000)
+        #expect(harness.wait(timeout: 20) { runtime.logs.contains { $0.contains("was not known within 1 s") } },
+                "\(runtime.logs.suffix(5))")
+        harness.broker.clearFailures(.endOffsets)
+        #expect(harness.waitUntilCommitted([runtime]), "the partition folded on")
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        try PipelineFailureTests().assertExactlyOnce(harness, "held partition released")
+    }
 }

@@ -9,6 +9,10 @@ import KafkaIO
 /// commit and the encoding of every user, every `snapshotInterval`: a second in which no input of
 /// any partition was folded. Here only the held partition's inputs wait, about one commit longer.
 extension StreamRuntime {
+    /// Seconds a partition may wait for its snapshot before it folds on without one: half the
+    /// interval, from 1 to 10 s.
+    var longestSnapshotHold: Double { min(10, max(1, Double(options.snapshotInterval) / 2000)) }
+
     /// Holds the partition whose snapshot is oldest once it is `snapshotInterval` old, at most one at
     /// a time and one per `snapshotInterval / owned partitions`, so the snapshots spread over the
     /// interval; then asks where the changelog of each held partition ends once it is clean.
@@ -24,6 +28,14 @@ extension StreamRuntime {
             oldest.snapshotHold = .waiting
             oldest.heldSince = now
             lastSnapshot = now
+        }
+        // A partition is never held long: if its changelog's end cannot be learned (the broker refuses
+        // the request), it folds on and its snapshot waits for the next interval.
+        for owner in owners.values where owner.snapshotHold != .none && now - owner.heldSince > longestSnapshotHold {
+            log("warning: snapshot of partition \(owner.partition) not written: its changelog's end was not known "
+                + "within \(Int(longestSnapshotHold)) s; retrying in \(options.snapshotInterval / 1000) s")
+            owner.releaseSnapshotHold(at: now)
+            owner.lastSnapshotAt = now
         }
         // Clean (nothing folded since its last seal) and nothing of it in flight: its memory is what
         // its changelog holds, and nothing more is written to that changelog partition while it is held.
@@ -85,11 +97,14 @@ extension PartitionOwner {
             snapshotResult = .failed("\(error)")
         }
         lastSnapshotAt = started
-        if snapshotHold != .none {
-            // Its heads waited for the snapshot, not for a silent stream.
-            merge.excuse(monotonic() - heldSince)
-            snapshotHold = .none
-        }
+        releaseSnapshotHold(at: monotonic())
+    }
+
+    /// Lets a held partition fold again.
+    func releaseSnapshotHold(at now: Double) {
+        guard snapshotHold != .none else { return }
+        merge.excuse(now - heldSince)  // its heads waited for the snapshot, not for a silent stream
+        snapshotHold = .none
     }
 
     func takeSnapshotResult() -> SnapshotResult? {
