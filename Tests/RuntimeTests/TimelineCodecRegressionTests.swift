@@ -58,7 +58,8 @@ extension TimelineCodecTests {
             historyStart: .min, secondSegmentStart: .max, watermark: .min, lastTickTimer: .min, newestTime: .max - 1)
         let record = TimelineCodec.encode(parts)
         _ = UserTimeline(parts: try TimelineCodec.decode(record))
-        let second = (record.count - 41 - 4)..<(record.count - 41)  // then storedSegments (1 byte), five Int64s
+        // Then storedSegments (1 byte), five Int64s and the table's fingerprint (4 bytes).
+        let second = (record.count - 45 - 4)..<(record.count - 45)
         #expect(Array(record[second]) == [0, 0, 0, 0])
         var corrupt = record
         corrupt.replaceSubrange(second, with: [0] + zigzag(10) + [0, 0])

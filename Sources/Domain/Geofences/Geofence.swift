@@ -24,6 +24,8 @@ public final class Geofence: Sendable {
     public let geometry: GeofenceGeometry
     /// Radar's `geometryCenter`/`geometryRadius` (see `GeometryExtent`); nil for a shape without one.
     public let extent: GeometryExtent?
+    /// A stable hash of the definition (`contentHash(...)`), for the table's fingerprint.
+    public let contentHash: UInt64
 
     public init(
         tag: String, externalId: String, description: String = "", shape: GeofenceShape,
@@ -45,6 +47,10 @@ public final class Geofence: Sendable {
         self.geometry = GeofenceGeometry(shape)
         // Given only by an event decoded back, whose polygon has no rings to compute it from.
         self.extent = extent ?? GeometryExtent(shape)
+        contentHash = Self.contentHash(
+            tag: tag, externalId: externalId, description: description, shape: shape, metadata: metadata,
+            enabled: enabled, dwellThreshold: dwellThreshold, stopDetection: stopDetection,
+            disableAfter: disableAfter, deleteAfter: deleteAfter)
     }
 }
 

@@ -10,7 +10,7 @@ public struct GeofenceTable: Sendable {
         var slotByID = IntegerMap(capacity: 1024)
         var freeSlots: [Int32] = []
         var grid = SpatialGrid()
-        var version: UInt64 = 0
+        var fingerprint: UInt64 = 0
         /// Deleted geofences, kept to name them in the exits of users who were inside (see `deleted(_:)`).
         var deleted: [UInt64: Geofence] = [:]
 
@@ -21,7 +21,7 @@ public struct GeofenceTable: Sendable {
             slotByID = other.slotByID
             freeSlots = other.freeSlots
             grid = other.grid
-            version = other.version
+            fingerprint = other.fingerprint
             deleted = other.deleted
         }
     }
@@ -40,8 +40,11 @@ public struct GeofenceTable: Sendable {
         return storage
     }
 
-    /// Bumped on every change, so that caches of lookups can tell they are stale.
-    public var version: UInt64 { storage.version }
+    /// The sum of the geofences' content hashes: equal for tables of equal contents, whatever the
+    /// order of their changes or the process that made them (a restarted one included), different
+    /// (but for a 2⁻⁶⁴ chance) otherwise. A user's history remembers the fingerprint it was folded
+    /// with, and a refold under another table republishes its events.
+    public var fingerprint: UInt64 { storage.fingerprint }
 
     public var count: Int { storage.slotByID.count }
 
@@ -71,9 +74,10 @@ public struct GeofenceTable: Sendable {
 
     public mutating func upsert(_ geofence: Geofence) {
         let storage = uniqueStorage()
-        storage.version &+= 1
+        storage.fingerprint &+= geofence.contentHash
         if !storage.deleted.isEmpty { storage.deleted[geofence.id.rawValue] = nil }
         if let slot = storage.slotByID[geofence.id.rawValue], let old = storage.slots[Int(slot)] {
+            storage.fingerprint &-= old.contentHash
             storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
             storage.slots[Int(slot)] = geofence
             storage.grid.insert(slot: slot, geofence: geofence)
@@ -95,7 +99,7 @@ public struct GeofenceTable: Sendable {
     public mutating func remove(_ id: GeofenceID) -> Geofence? {
         guard let slot = storage.slotByID[id.rawValue], let old = storage.slots[Int(slot)] else { return nil }
         let storage = uniqueStorage()
-        storage.version &+= 1
+        storage.fingerprint &-= old.contentHash
         storage.slotByID[id.rawValue] = nil
         storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
         storage.slots[Int(slot)] = nil

@@ -13,10 +13,12 @@ extension UserTimeline {
         public var watermark: UnixMillis
         public var lastTickTimer: UnixMillis
         public var newestTime: UnixMillis
+        /// The geofence table's fingerprint the tail was folded with (`.max`: unknown).
+        public var tableVersion: UInt32
 
         public init(userId: String, current: UserState, tailStart: UserState, tail: [TimelineInput], storedSegments: Int,
                     historyStart: UnixMillis, secondSegmentStart: UnixMillis, watermark: UnixMillis,
-                    lastTickTimer: UnixMillis, newestTime: UnixMillis)
+                    lastTickTimer: UnixMillis, newestTime: UnixMillis, tableVersion: UInt32 = .max)
         {
             self.userId = userId
             self.current = current
@@ -28,6 +30,7 @@ extension UserTimeline {
             self.watermark = watermark
             self.lastTickTimer = lastTickTimer
             self.newestTime = newestTime
+            self.tableVersion = tableVersion
         }
     }
 
@@ -36,7 +39,7 @@ extension UserTimeline {
         assert(pending.isEmpty, "persisting a timeline with unsettled inputs")
         return Parts(userId: userId, current: current, tailStart: tailStart, tail: tail.decoded(), storedSegments: Int(storedSegments),
                      historyStart: historyStart, secondSegmentStart: secondSegmentStart, watermark: watermark,
-                     lastTickTimer: lastTickTimer, newestTime: newestTime)
+                     lastTickTimer: lastTickTimer, newestTime: newestTime, tableVersion: tableVersion)
     }
 
     /// Restores a timeline from persisted parts.
@@ -51,6 +54,7 @@ extension UserTimeline {
         watermark = parts.watermark
         newestTime = parts.newestTime
         lastTickTimer = parts.lastTickTimer
+        tableVersion = parts.tableVersion
     }
 
     /// The current state as folding the tail from its start state gives it (events discarded): what

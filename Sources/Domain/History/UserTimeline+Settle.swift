@@ -56,7 +56,7 @@ extension UserTimeline {
         state.fireTimers(upTo: watermark, context: quiet, events: &oldEvents)
 
         // The corrected history, cut into segments again (never between inputs of equal time).
-        let version = UInt32(truncatingIfNeeded: context.geofences.version)
+        let version = UInt32(truncatingIfNeeded: context.geofences.fingerprint)
         let previousNewest = old.last?.time ?? .min
         var newEvents: [Event] = []
         var sealed: [HistorySegment] = []

@@ -21,10 +21,12 @@ public struct UserTimeline: Sendable {
     var pending: [TimelineInput] = []
     /// Segments of this user in the store.
     var storedSegments: Int32 = 0
-    /// The geofence table's version when the tail's oldest input was first folded (truncated;
-    /// `.max`: unknown, after a restore). A refold diffs against a fold of the old history with
-    /// today's table, which equals what was published only if the table has not changed since;
-    /// otherwise every refolded event is republished (an identical repeat at worst).
+    /// The geofence table's fingerprint (truncated) when the tail's oldest input was first folded;
+    /// `.max`: unknown (a state persisted before it was). A refold diffs against a fold of the old
+    /// history with today's table, which equals what was published only if the table has not
+    /// changed since; otherwise every refolded event is republished (an identical repeat at worst).
+    /// Persisted with the state, and the fingerprint being the same in every process, a restored
+    /// user's first refold republishes nothing unchanged.
     var tableVersion: UInt32 = .max
     /// Inputs older than this can no longer be placed: the history before it expired (`.min`: none has).
     var historyStart: UnixMillis = .min
@@ -116,7 +118,7 @@ public struct UserTimeline: Sendable {
     }
 
     private mutating func append(_ input: TimelineInput, context: FoldContext, events: inout [Event]) -> Admission {
-        if tail.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.version) }
+        if tail.isEmpty { tableVersion = UInt32(truncatingIfNeeded: context.geofences.fingerprint) }
         let outcome = current.fold(input, context: context, events: &events)
         tail.append(input)
         newestTime = max(newestTime, input.time)

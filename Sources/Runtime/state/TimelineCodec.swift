@@ -3,11 +3,12 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
+    /// 7: the geofence table's fingerprint the tail was folded with (`UserTimeline.tableVersion`);
     /// 6: presences' scheduled geofence end and the user's stop (stop detection); a trip's ETA
     /// milestones and its summary's ETA errors, its expiry, legs and destination geofence's center;
     /// commands' status, expiresAfter and legs; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
     /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
-    static let version: UInt8 = 6
+    static let version: UInt8 = 7
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
     static let segmentVersion: UInt8 = 5
 
@@ -25,6 +26,7 @@ public enum TimelineCodec {
         w.i64(parts.watermark)
         w.i64(parts.lastTickTimer)
         w.i64(parts.newestTime)
+        w.u32(parts.tableVersion)
         return w.bytes
     }
 
@@ -42,7 +44,7 @@ public enum TimelineCodec {
         let parts = UserTimeline.Parts(
             userId: userId, current: current, tailStart: tailStart, tail: tail, storedSegments: try r.length(),
             historyStart: try r.i64(), secondSegmentStart: try r.i64(), watermark: try r.i64(),
-            lastTickTimer: try r.i64(), newestTime: try r.i64())
+            lastTickTimer: try r.i64(), newestTime: try r.i64(), tableVersion: v >= 7 ? try r.u32() : .max)
         guard r.isAtEnd else { throw BinaryReader.Corrupt(description: "trailing bytes in state record") }
         return parts
     }
