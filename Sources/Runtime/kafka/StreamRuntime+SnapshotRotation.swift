@@ -9,8 +9,9 @@ import KafkaIO
 /// commit and the encoding of every user, every `snapshotInterval`: a second in which no input of
 /// any partition was folded. Here only the held partition's inputs wait, about one commit longer.
 extension StreamRuntime {
-    /// Seconds a partition may wait for its snapshot before it folds on without one: half the
-    /// interval, from 1 to 10 s.
+    /// Seconds a held partition, once clean, may wait for its changelog's end before it folds on
+    /// without a snapshot: half the interval, from 1 to 10 s. (Until it is clean it waits for its
+    /// last transaction, which commits, or aborts and rebuilds the partition.)
     var longestSnapshotHold: Double { min(10, max(1, Double(options.snapshotInterval) / 2000)) }
 
     /// Holds the partition whose snapshot is oldest once it is `snapshotInterval` old, at most one at
@@ -31,7 +32,7 @@ extension StreamRuntime {
         }
         // A partition is never held long: if its changelog's end cannot be learned (the broker refuses
         // the request), it folds on and its snapshot waits for the next interval.
-        for owner in owners.values where owner.snapshotHold != .none && now - owner.heldSince > longestSnapshotHold {
+        for owner in owners.values where owner.snapshotHold != .none && now - (owner.heldCleanSince ?? now) > longestSnapshotHold {
             log("warning: snapshot of partition \(owner.partition) not written: its changelog's end was not known "
                 + "within \(Int(longestSnapshotHold)) s; retrying in \(options.snapshotInterval / 1000) s")
             owner.releaseSnapshotHold(at: now)
@@ -41,6 +42,7 @@ extension StreamRuntime {
         // its changelog holds, and nothing more is written to that changelog partition while it is held.
         let clean = owners.values.filter { $0.snapshotHold == .waiting && !$0.dirty && !$0.sealedUncommitted }
         guard !clean.isEmpty else { return }
+        for owner in clean where owner.heldCleanSince == nil { owner.heldCleanSince = now }
         let changelog = clean.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
         guard let ends = try? endProbe.endOffsets(changelog, timeout: .seconds(1)) else { return }  // asked again next round
         for owner in clean {
@@ -105,6 +107,7 @@ extension PartitionOwner {
         guard snapshotHold != .none else { return }
         merge.excuse(now - heldSince)  // its heads waited for the snapshot, not for a silent stream
         snapshotHold = .none
+        heldCleanSince = nil
     }
 
     func takeSnapshotResult() -> SnapshotResult? {

@@ -38,6 +38,7 @@ final class PartitionOwner: @unchecked Sendable {
     /// the last one written in a fold round went.
     var snapshotHold = SnapshotHold.none
     var heldSince = 0.0
+    var heldCleanSince: Double?
     var lastSnapshotAt: Double
     var snapshotResult: SnapshotResult?
     /// Whether the consumer was told to stop fetching this partition (its merge holds too much).
