@@ -192,26 +192,25 @@ struct GridCell: Sendable {
         guard count > 0 else { return }
         words.withUnsafeBufferPointer { words in
             let boxes = UnsafeBufferPointer(rebasing: words[start...])
-            withUnsafeTemporaryAllocation(of: (index: Int, id: UInt64).self, capacity: Self.gathered) { hits in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.gathered) { hits in
                 withUnsafeTemporaryAllocation(of: SpatialGrid.Entry.self, capacity: Self.gathered) { entries in
                     var index = 0
                     while index < count {
                         // The boxes without a branch: whether a box holds the point is a coin toss, and a
-                        // mispredicted branch throws away the loads issued after it. Every entry's first
-                        // word is read with its box, so that the entries' lines are on their way while
-                        // the boxes are tested; the hits' entries are read whole once all are known.
+                        // mispredicted branch throws away the loads issued after it. Then the hits'
+                        // entries, whose loads do not wait for one another, then `body`.
                         var found = 0
                         let stop = min(count, index + Self.gathered)
                         while index < stop {
-                            hits[found] = (index, words[entriesStart &+ index &* SpatialGrid.Entry.words])
+                            hits[found] = index
                             found &+= holds(boxes, index) ? 1 : 0
                             index &+= 1
                         }
                         for hit in 0..<found {
-                            let (index, id) = hits[hit]
+                            let index = hits[hit]
                             entries.initializeElement(
                                 at: hit,
-                                to: SpatialGrid.Entry(id: id, words, at: entriesStart + index * SpatialGrid.Entry.words))
+                                to: SpatialGrid.Entry(words, at: entriesStart + index * SpatialGrid.Entry.words))
                         }
                         body(UnsafeMutableBufferPointer(rebasing: entries[0..<found]))
                     }

@@ -109,13 +109,7 @@ public struct SpatialGrid: Sendable {
         /// The entry packed at `words[at..<at + Entry.words]`.
         @inline(__always)
         init(_ words: UnsafeBufferPointer<UInt64>, at: Int) {
-            self.init(id: words[at], words, at: at)
-        }
-
-        /// The entry packed at `words[at..<at + Entry.words]`, whose first word (`id`) was read already.
-        @inline(__always)
-        init(id: UInt64, _ words: UnsafeBufferPointer<UInt64>, at: Int) {
-            self.id = GeofenceID(rawValue: id)
+            id = GeofenceID(rawValue: words[at])
             let center = words[at + 1]
             self.center = Coordinate(latitudeE7: Int32(truncatingIfNeeded: center),
                                      longitudeE7: Int32(truncatingIfNeeded: center >> 32))
