@@ -1,4 +1,4 @@
-/// A latitude/longitude grid from cells to geofence slots, each cell listed per sub-cell: the spatial index.
+/// A latitude/longitude grid from cells to geofence slots, dense cells listed per sub-cell: the spatial index.
 ///
 /// Fleet geofences are small (tens to hundreds of meters) and a fix asks one question, "which
 /// geofences could contain this point", so one dictionary probe per fix beats a tree walk. A shape
