@@ -55,12 +55,14 @@ struct PolygonRings: Sendable {
 
     /// The signed distance from `point` to the polygon at `offset` whose frame is centred at
     /// `origin`, and its characteristic radius: the bits `GeofenceGeometry.signedDistance` gives.
+    /// `metersPerLngE7`: the polygon's first value, read by the caller (see `SpatialGrid.forEachContaining`).
     @inline(__always)
     static func signedDistance(
-        _ values: UnsafeBufferPointer<Double>, at offset: Int32, origin: Coordinate, to point: Coordinate
+        _ values: UnsafeBufferPointer<Double>, at offset: Int32, metersPerLngE7: Double, origin: Coordinate,
+        to point: Coordinate
     ) -> (distance: Double, radius: Double) {
         var at = Int(offset)
-        let p = LocalFrame(origin: origin, metersPerLngE7: values[at]).project(point)
+        let p = LocalFrame(origin: origin, metersPerLngE7: metersPerLngE7).project(point)
         let radius = values[at + 1]
         let ringCount = Int(values[at + 2])
         at += 3

@@ -3,14 +3,15 @@
 /// Fleet geofences are small (tens to hundreds of meters) and a fix asks one question, "which
 /// geofences could contain this point", so one dictionary probe per fix beats a tree walk. A shape
 /// spanning more than `maxCellsPerShape` cells (a city-sized polygon) goes to a short list that
-/// every query checks instead of flooding the grid.
+/// every query checks instead of flooding the grid. A cell's geofences are one packed array,
+/// listed per sub-cell in dense cells (`GridCell`).
 public struct SpatialGrid: Sendable {
     /// Cell edge in 10⁻⁷ degrees (0.01° ≈ 1.1 km of latitude).
     public static let cellSizeE7: Int64 = 100_000
     public static let maxCellsPerShape = 256
-    /// A cell holding more geofences than this also lists them per sub-cell (see `Cell`).
+    /// A cell holding more geofences than this lists them per sub-cell (see `GridCell`).
     static let splitThreshold = 32
-    /// Sub-cells per side of a split cell: 0.0025° (about 280 m of latitude).
+    /// Sub-cells per side of a split cell: 0.0025° (about 280 m of latitude), so a sub-cell offset fits 16 bits.
     static let subdivisions = 4
     static let subCellSizeE7 = cellSizeE7 / Int64(subdivisions)
 
@@ -31,6 +32,19 @@ public struct SpatialGrid: Sendable {
             lngSpan = UInt32(Int64(box.maxLngE7) - Int64(box.minLngE7))
         }
 
+        /// The box packed in two words (see `GridCell`).
+        init(words first: UInt64, _ second: UInt64) {
+            minLatE7 = Int32(truncatingIfNeeded: first)
+            minLngE7 = Int32(truncatingIfNeeded: first >> 32)
+            latSpan = UInt32(truncatingIfNeeded: second)
+            lngSpan = UInt32(truncatingIfNeeded: second >> 32)
+        }
+
+        var words: (UInt64, UInt64) {
+            (UInt64(UInt32(bitPattern: minLatE7)) | UInt64(UInt32(bitPattern: minLngE7)) << 32,
+             UInt64(latSpan) | UInt64(lngSpan) << 32)
+        }
+
         @inline(__always)
         func contains(latE7: Int64, lngE7: Int64) -> Bool {
             // Both compares, then one branch: most boxes fail one of them unpredictably.
@@ -43,7 +57,7 @@ public struct SpatialGrid: Sendable {
     /// What a lookup needs of a geofence beyond its box, inline: id, enabled and fold-options flags, for a circle its
     /// center and radius, for a polygon its frame's origin and where its rings are in `rings`. A
     /// shape is tested exactly without touching the geofence object (a cache miss each, which made
-    /// a lookup in a large table slower than in a small one). 40 bytes.
+    /// a lookup in a large table slower than in a small one). Packed in 4 words in a `GridCell`.
     struct Entry: Sendable {
         var id: GeofenceID
         /// A circle's center; a polygon's frame origin.
@@ -75,156 +89,50 @@ public struct SpatialGrid: Sendable {
                 self.radius = .nan
             }
         }
+
+        /// Words of a packed entry: id; center latitude and longitude; radius; slot with the two flags
+        /// in its top bits, and the rings offset.
+        static let words = 4
+        static let enabledBit: UInt64 = 1 << 30
+        static let foldOptionsBit: UInt64 = 1 << 31
+        /// Slots must stay below the flags' bits.
+        static let maxSlot: Int32 = 1 << 30 - 1
+
+        var packed: (UInt64, UInt64, UInt64, UInt64) {
+            (id.rawValue,
+             UInt64(UInt32(bitPattern: center.latitudeE7)) | UInt64(UInt32(bitPattern: center.longitudeE7)) << 32,
+             radius.bitPattern,
+             UInt64(UInt32(bitPattern: slot)) | (enabled ? Self.enabledBit : 0) | (hasFoldOptions ? Self.foldOptionsBit : 0)
+                 | UInt64(UInt32(bitPattern: ringsAt)) << 32)
+        }
+
+        /// The entry packed at `words[at..<at + Entry.words]`.
+        @inline(__always)
+        init(_ words: UnsafeBufferPointer<UInt64>, at: Int) {
+            id = GeofenceID(rawValue: words[at])
+            let center = words[at + 1]
+            self.center = Coordinate(latitudeE7: Int32(truncatingIfNeeded: center),
+                                     longitudeE7: Int32(truncatingIfNeeded: center >> 32))
+            radius = Double(bitPattern: words[at + 2])
+            let last = words[at + 3]
+            slot = Int32(truncatingIfNeeded: last & UInt64(UInt32(Self.maxSlot)))
+            enabled = last & Self.enabledBit != 0
+            hasFoldOptions = last & Self.foldOptionsBit != 0
+            ringsAt = Int32(truncatingIfNeeded: last >> 32)
+        }
     }
 
-    /// A box and what a lookup needs of its geofence, side by side (48 bytes): a list of them is
-    /// read front to back, one stream of cache lines, instead of a box array, an index list and an
-    /// entry array apart (three dependent misses and scattered lines per lookup in a large table).
+    /// A box and what a lookup needs of its geofence: the oversized list's items.
     struct Item: Sendable {
         var box: CellBox
         var entry: Entry
     }
 
-    /// The geofences of a cell, as items in one contiguous array.
-    ///
-    /// A cell holding more than `splitThreshold` geofences (a dense district) is split: `items`
-    /// then holds the lists of its `subdivisions`² sub-cells (row-major: latitude, then longitude)
-    /// one after another, each with a copy of every item whose box overlaps that sub-cell, and
-    /// `ends` where each list ends. A lookup there scans one short contiguous list; the copies cost
-    /// memory only in dense cells (about 6 per geofence at the dense city's sizes).
-    struct Cell: Sendable {
-        static let subCells = SpatialGrid.subdivisions * SpatialGrid.subdivisions
-
-        var items: [Item] = []
-        /// Split cells: the end of each sub-cell's list in `items`.
-        var ends = InlineArray<16, UInt32>(repeating: 0)
-        var isSplit = false
-        /// Geofence boxes in the cell (a split cell's `items` holds copies).
-        private(set) var boxCount = 0
-
-        /// Appends to a cell that is never split (the oversized list).
-        mutating func append(_ box: CellBox, _ entry: Entry) {
-            items.append(Item(box: box, entry: entry))
-            boxCount += 1
-        }
-
-        /// Appends to the grid cell with lower corner `origin` (in 10⁻⁷ degrees), splitting it
-        /// when it grows past `splitThreshold`.
-        mutating func append(_ box: CellBox, _ entry: Entry, originLatE7: Int64, originLngE7: Int64) {
-            guard isSplit else {
-                append(box, entry)
-                if boxCount > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
-                return
-            }
-            boxCount += 1
-            let item = Item(box: box, entry: entry)
-            let cover = Self.subCells(of: box, originLatE7: originLatE7, originLngE7: originLngE7)
-            for row in cover.rows {
-                for column in cover.columns {
-                    // At the end of the sub-cell's list; the lists after it move up by one.
-                    let subCell = row * SpatialGrid.subdivisions + column
-                    items.insert(item, at: Int(ends[subCell]))
-                    for later in subCell..<Self.subCells { ends[later] += 1 }
-                }
-            }
-        }
-
-        /// The sub-cells a box overlaps (clipped to the cell).
-        private static func subCells(of box: CellBox, originLatE7: Int64, originLngE7: Int64)
-            -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>)
-        {
-            func subIndex(_ e7: Int64, origin: Int64) -> Int {
-                let offset = e7 - origin
-                if offset < 0 { return 0 }
-                return min(Int(offset / SpatialGrid.subCellSizeE7), SpatialGrid.subdivisions - 1)
-            }
-            let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
-            return (subIndex(minLat, origin: originLatE7)...subIndex(minLat + Int64(box.latSpan), origin: originLatE7),
-                    subIndex(minLng, origin: originLngE7)...subIndex(minLng + Int64(box.lngSpan), origin: originLngE7))
-        }
-
-        /// Lists the cell's (distinct, unsplit) items per sub-cell.
-        private mutating func split(originLatE7: Int64, originLngE7: Int64) {
-            let distinct = items
-            items = []
-            items.reserveCapacity(distinct.count * 4)
-            for subCell in 0..<Self.subCells {
-                let row = subCell / SpatialGrid.subdivisions, column = subCell % SpatialGrid.subdivisions
-                for item in distinct {
-                    let cover = Self.subCells(of: item.box, originLatE7: originLatE7, originLngE7: originLngE7)
-                    if cover.rows.contains(row), cover.columns.contains(column) { items.append(item) }
-                }
-                ends[subCell] = UInt32(items.count)
-            }
-            isSplit = true
-        }
-
-        /// Removes `slot`'s box (a cell holds at most one box of a geofence), from every list of a split cell.
-        /// - Returns: the entry removed, if any.
-        mutating func remove(slot: Int32) -> Entry? {
-            let removed = items.first { $0.entry.slot == slot }?.entry
-            guard isSplit else {
-                let before = items.count
-                items.removeAll { $0.entry.slot == slot }
-                boxCount -= before - items.count
-                return removed
-            }
-            var kept: [Item] = []
-            kept.reserveCapacity(items.count)
-            var start = 0
-            for subCell in 0..<Self.subCells {
-                for item in items[start..<Int(ends[subCell])] where item.entry.slot != slot { kept.append(item) }
-                start = Int(ends[subCell])
-                ends[subCell] = UInt32(kept.count)
-            }
-            if kept.count < items.count { boxCount -= 1 }
-            items = kept
-            return removed
-        }
-
-        /// Moves the polygons' offsets in `rings` after a compaction.
-        mutating func moveRings(_ offsets: [Int32: Int32]) {
-            for index in items.indices where items[index].entry.ringsAt >= 0 {
-                items[index].entry.ringsAt = offsets[items[index].entry.ringsAt]!
-            }
-        }
-
-        /// Calls `body` with the entry of every item in `range` whose box holds the point.
-        @inline(__always)
-        private func forEach(in range: Range<Int>, holding point: Coordinate, _ body: (Entry) -> Void) {
-            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
-            items.withUnsafeBufferPointer { items in
-                for i in range where items[i].box.contains(latE7: lat, lngE7: lng) { body(items[i].entry) }
-            }
-        }
-
-        /// Calls `body` with the entry of every box holding the point (a cell never split).
-        @inline(__always)
-        func forEachInList(holding point: Coordinate, _ body: (Entry) -> Void) {
-            forEach(in: 0..<items.count, holding: point, body)
-        }
-
-        /// Calls `body` with the entry of every box holding the point, which lies in this grid cell
-        /// (lower corner `origin`).
-        @inline(__always)
-        func forEach(holding point: Coordinate, originLatE7: Int64, originLngE7: Int64, _ body: (Entry) -> Void) {
-            guard isSplit else {
-                forEachInList(holding: point, body)
-                return
-            }
-            let row = Int((Int64(point.latitudeE7) - originLatE7) / SpatialGrid.subCellSizeE7)
-            let column = Int((Int64(point.longitudeE7) - originLngE7) / SpatialGrid.subCellSizeE7)
-            let subCell = row * SpatialGrid.subdivisions + column
-            let start = subCell == 0 ? 0 : Int(ends[subCell - 1])
-            forEach(in: start..<Int(ends[subCell]), holding: point, body)
-        }
-    }
-
     /// Cell key → index into `cells`.
     private var cellIndex = IntegerMap(capacity: 1024)
-    private var cells: [Cell] = []
-    /// Shapes spanning too many cells, one box per part (a box crossing the antimeridian has two).
-    private(set) var oversized = Cell()
+    private var cells: [GridCell] = []
+    /// Shapes spanning too many cells, one box per part (a box crossing the antimeridian has two), in insertion order.
+    private(set) var oversized: [Item] = []
     /// The polygons' rings, where their entries point.
     private var rings = PolygonRings()
 
@@ -259,10 +167,11 @@ public struct SpatialGrid: Sendable {
     public mutating func insert(slot: Int32, geofence: Geofence) {
         let box = geofence.geometry.boundingBox
         guard let range = Self.cellRanges(box) else { return }
+        precondition(slot <= Entry.maxSlot, "a slot beyond what a packed entry holds")
         let entry = Entry(slot: slot, geofence: geofence, ringsAt: rings.append(geofence.geometry))
         let parts = box.parts
         if Self.cellCount(range) > Self.maxCellsPerShape {
-            for part in parts { oversized.append(CellBox(part), entry) }
+            for part in parts { oversized.append(Item(box: CellBox(part), entry: entry)) }
             return
         }
         for lat in range.lat {
@@ -277,7 +186,7 @@ public struct SpatialGrid: Sendable {
                     } else {
                         index = cells.count
                         cellIndex[key] = Int32(index)
-                        cells.append(Cell())
+                        cells.append(GridCell())
                     }
                     cells[index].append(cellBox, entry, originLatE7: lat * Self.cellSizeE7,
                                         originLngE7: lng * Self.cellSizeE7)
@@ -290,7 +199,8 @@ public struct SpatialGrid: Sendable {
         guard let range = Self.cellRanges(box) else { return }
         var removed: Entry?
         if Self.cellCount(range) > Self.maxCellsPerShape {
-            removed = oversized.remove(slot: slot)
+            removed = oversized.first { $0.entry.slot == slot }?.entry
+            oversized.removeAll { $0.entry.slot == slot }
         } else {
             for lat in range.lat {
                 for lngRange in range.lng {
@@ -311,44 +221,58 @@ public struct SpatialGrid: Sendable {
     /// Copies the live polygons' rings to a new array and points their entries there.
     private mutating func compactRings() {
         var live: [Int32] = []
-        for cell in cells + [oversized] {
-            for item in cell.items where item.entry.ringsAt >= 0 { live.append(item.entry.ringsAt) }
-        }
+        for cell in cells { live += cell.ringOffsets() }
+        for item in oversized where item.entry.ringsAt >= 0 { live.append(item.entry.ringsAt) }
         let compaction = rings.compacted(keeping: live)
         rings = compaction.rings
         for index in cells.indices { cells[index].moveRings(compaction.offsets) }
-        oversized.moveRings(compaction.offsets)
+        for index in oversized.indices where oversized[index].entry.ringsAt >= 0 {
+            oversized[index].entry.ringsAt = compaction.offsets[oversized[index].entry.ringsAt]!
+        }
     }
 
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
     /// the oversized ones.
-    /// - Complexity: one hash probe plus a box test per geofence of the cell (of the sub-cell in a split cell).
+    /// - Complexity: one hash probe plus a box test per geofence of the point's sub-cell.
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
         let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
         if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
-            cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                      originLngE7: lngCell * Self.cellSizeE7) { body($0.slot) }
+            cells[Int(index)].forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                           originLngE7: lngCell * Self.cellSizeE7) { batch in
+                for entry in batch { body(entry.slot) }
+            }
         }
-        oversized.forEachInList(holding: point) { body($0.slot) }
+        forEachOversized(holding: point) { body($0.slot) }
+    }
+
+    /// Calls `body` with the entry of every oversized box holding the point.
+    @inline(__always)
+    private func forEachOversized(holding point: Coordinate, _ body: (Entry) -> Void) {
+        let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
+        oversized.withUnsafeBufferPointer { items in
+            for item in items where item.box.contains(latE7: lat, lngE7: lng) { body(item.entry) }
+        }
     }
 
     /// Calls `body` with every enabled geofence whose shape holds `point` (signed distance ≤ 0): its
     /// id, slot, signed distance, characteristic radius and `hasFoldOptions`, each shape tested from its entry (a
     /// polygon with its rings in `rings`). Order: as `forEachCandidate`.
-    /// - Complexity: one hash probe plus a box test per geofence of the (sub-)cell; no geofence object
+    /// - Complexity: one hash probe plus a box test per geofence of the sub-cell; no geofence object
     ///   is touched.
     @inline(__always)
     func forEachContaining(_ point: Coordinate, _ body: (GeofenceID, Int32, Double, Double, Bool) -> Void) {
         rings.values.withUnsafeBufferPointer { rings in
+            /// `scale`: a polygon's first value in `rings`, its frame's longitude scale.
             @inline(__always)
-            func test(_ entry: Entry) {
+            func test(_ entry: Entry, scale: Double) {
                 guard entry.enabled else { return }
                 if entry.ringsAt < 0 {
                     // The same expression as `GeofenceGeometry.signedDistance`, so the same bits.
                     let distance = Geodesy.distance(entry.center, point) - entry.radius
                     if distance <= 0 { body(entry.id, entry.slot, distance, entry.radius, entry.hasFoldOptions) }
                 } else {
-                    let polygon = PolygonRings.signedDistance(rings, at: entry.ringsAt, origin: entry.center, to: point)
+                    let polygon = PolygonRings.signedDistance(
+                        rings, at: entry.ringsAt, metersPerLngE7: scale, origin: entry.center, to: point)
                     if polygon.distance <= 0 {
                         body(entry.id, entry.slot, polygon.distance, polygon.radius, entry.hasFoldOptions)
                     }
@@ -357,11 +281,24 @@ public struct SpatialGrid: Sendable {
             let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
             if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
                 cells.withUnsafeBufferPointer { cells in
-                    cells[Int(index)].forEach(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                              originLngE7: lngCell * Self.cellSizeE7, test)
+                    cells[Int(index)].forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                                   originLngE7: lngCell * Self.cellSizeE7) { batch in
+                        withUnsafeTemporaryAllocation(of: Double.self, capacity: batch.count) { scales in
+                            // The polygons' first values before any test (a circle reads value 0): their
+                            // rings lie apart from the entries, and these loads miss in parallel.
+                            if rings.isEmpty {
+                                scales.initialize(repeating: 0)
+                            } else {
+                                for hit in batch.indices {
+                                    scales.initializeElement(at: hit, to: rings[Int(max(batch[hit].ringsAt, 0))])
+                                }
+                            }
+                            for hit in batch.indices { test(batch[hit], scale: scales[hit]) }
+                        }
+                    }
                 }
             }
-            oversized.forEachInList(holding: point, test)
+            forEachOversized(holding: point) { test($0, scale: $0.ringsAt < 0 ? 0 : rings[Int($0.ringsAt)]) }
         }
     }
 }

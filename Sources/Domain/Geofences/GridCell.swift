@@ -1,0 +1,246 @@
+/// The geofences of one grid cell, packed in one array of 64-bit words: one list, or, in a cell
+/// holding more than `SpatialGrid.splitThreshold` geofences (a dense district), one list per sub-cell.
+///
+/// A lookup in a table of a million geofences finds what it reads cold, so what it costs is the
+/// cache lines it touches and how many of those misses wait for one another. Here: the cell (in
+/// `SpatialGrid`'s array of cells, small enough to stay cached), then the point's list: its boxes
+/// front to back, then the entries (`SpatialGrid.Entry`, 32 bytes) of the boxes holding the point,
+/// all gathered before any is tested so that their misses overlap.
+///
+/// Layout of `words`: the lists one after another, each ending at its `ends` value. A list of n
+/// geofences is n boxes, then their n entries, in insertion order (the order lookups report them
+/// in). A split cell has `SpatialGrid.subdivisions`² lists (row-major: latitude, then longitude),
+/// each box clipped to its sub-cell in one word (`SubCellBox`, eight to a cache line), and a copy
+/// of a geofence in every sub-cell its box overlaps. A cell not split has one list (the others
+/// empty), of whole boxes in two words (`SpatialGrid.CellBox`): no copies where geofences are sparse.
+struct GridCell: Sendable {
+    static let lists = SpatialGrid.subdivisions * SpatialGrid.subdivisions
+    /// Hits gathered at a time by a lookup.
+    static let gathered = 32
+
+    private var ends = InlineArray<16, UInt32>(repeating: 0)
+    private var words: [UInt64] = []
+    private var isSplit = false
+    /// Geofence boxes in the cell (a split cell holds copies).
+    private var boxCount = 0
+
+    init() {}
+
+    private var boxWords: Int { isSplit ? 1 : 2 }
+    private var itemWords: Int { boxWords + SpatialGrid.Entry.words }
+
+    /// The words `start..<end` of `list`, its item count and where its entries start.
+    @inline(__always)
+    private func bounds(_ list: Int) -> (start: Int, count: Int, entries: Int) {
+        let start = list == 0 ? 0 : Int(ends[list - 1])
+        let count = (Int(ends[list]) - start) / itemWords
+        return (start, count, start + count * boxWords)
+    }
+
+    /// Moves the ends of `list` and every later list by `delta` words.
+    private mutating func shiftEnds(from list: Int, by delta: Int) {
+        for later in list..<Self.lists { ends[later] = UInt32(Int(ends[later]) + delta) }
+    }
+
+    /// Appends box words and an entry at the end of `list`.
+    private mutating func append(boxWords box: [UInt64], _ entry: SpatialGrid.Entry, to list: Int) {
+        let (_, count, entries) = bounds(list)
+        let packed = entry.packed
+        let needed = words.count + box.count + SpatialGrid.Entry.words
+        if needed > words.capacity {
+            // Exact while small: most cells of a sparse table hold one or two geofences.
+            words.reserveCapacity(needed < 64 ? needed : max(needed, words.count * 2))
+        }
+        words.insert(contentsOf: [packed.0, packed.1, packed.2, packed.3], at: entries + count * SpatialGrid.Entry.words)
+        words.insert(contentsOf: box, at: entries)
+        shiftEnds(from: list, by: box.count + SpatialGrid.Entry.words)
+    }
+
+    /// The sub-cells' rows or columns a box's `min...max` overlaps in a cell starting at `origin` (clipped to the cell).
+    private static func subCells(_ min: Int64, _ max: Int64, origin: Int64) -> ClosedRange<Int> {
+        func index(_ e7: Int64) -> Int {
+            Swift.min(Int(Swift.max(e7 - origin, 0) / SpatialGrid.subCellSizeE7), SpatialGrid.subdivisions - 1)
+        }
+        return index(min)...index(max)
+    }
+
+    /// Lists `entry` under `box` (a part: not crossing the antimeridian) in the cell with lower
+    /// corner `origin` (10⁻⁷ degrees), splitting the cell when it grows past `splitThreshold`.
+    mutating func append(_ box: SpatialGrid.CellBox, _ entry: SpatialGrid.Entry, originLatE7: Int64, originLngE7: Int64) {
+        boxCount += 1
+        guard isSplit else {
+            let words = box.words
+            append(boxWords: [words.0, words.1], entry, to: 0)
+            if boxCount > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
+            return
+        }
+        let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
+        let maxLat = minLat + Int64(box.latSpan), maxLng = minLng + Int64(box.lngSpan)
+        for row in Self.subCells(minLat, maxLat, origin: originLatE7) {
+            for column in Self.subCells(minLng, maxLng, origin: originLngE7) {
+                let subCellBox = SubCellBox(
+                    minLatE7: minLat, maxLatE7: maxLat, minLngE7: minLng, maxLngE7: maxLng,
+                    originLatE7: originLatE7 + Int64(row) * SpatialGrid.subCellSizeE7,
+                    originLngE7: originLngE7 + Int64(column) * SpatialGrid.subCellSizeE7)
+                append(boxWords: [subCellBox.word], entry, to: row * SpatialGrid.subdivisions + column)
+            }
+        }
+    }
+
+    /// Lists the cell's geofences per sub-cell, in the same order.
+    private mutating func split(originLatE7: Int64, originLngE7: Int64) {
+        let (_, count, entries) = bounds(0)
+        let items = (0..<count).map { index in
+            (box: SpatialGrid.CellBox(words: words[2 * index], words[2 * index + 1]),
+             entry: entry(at: entries + index * SpatialGrid.Entry.words))
+        }
+        words = []
+        ends = InlineArray(repeating: 0)
+        isSplit = true
+        boxCount = 0
+        for item in items { append(item.box, item.entry, originLatE7: originLatE7, originLngE7: originLngE7) }
+    }
+
+    /// Removes `slot`'s box and its copies (a cell holds at most one box of a geofence).
+    /// - Returns: its entry, if the cell held it.
+    mutating func remove(slot: Int32) -> SpatialGrid.Entry? {
+        var removed: SpatialGrid.Entry?
+        for list in 0..<Self.lists {
+            let (start, count, entries) = bounds(list)
+            guard let index = (0..<count).first(where: { entry(at: entries + $0 * SpatialGrid.Entry.words).slot == slot })
+            else { continue }
+            let at = entries + index * SpatialGrid.Entry.words
+            removed = entry(at: at)
+            words.removeSubrange(at..<(at + SpatialGrid.Entry.words))
+            words.removeSubrange((start + index * boxWords)..<(start + (index + 1) * boxWords))
+            shiftEnds(from: list, by: -itemWords)
+        }
+        if removed != nil { boxCount -= 1 }
+        return removed
+    }
+
+    private func entry(at index: Int) -> SpatialGrid.Entry {
+        words.withUnsafeBufferPointer { SpatialGrid.Entry($0, at: index) }
+    }
+
+    /// Calls `body` with every entry of every list and the word it starts at.
+    private func forEachEntry(_ body: (_ entry: SpatialGrid.Entry, _ at: Int) -> Void) {
+        words.withUnsafeBufferPointer { words in
+            for list in 0..<Self.lists {
+                let (_, count, entries) = bounds(list)
+                for index in 0..<count {
+                    let at = entries + index * SpatialGrid.Entry.words
+                    body(SpatialGrid.Entry(words, at: at), at)
+                }
+            }
+        }
+    }
+
+    /// The rings offsets of the cell's polygons (repeated per copy).
+    func ringOffsets() -> [Int32] {
+        var offsets: [Int32] = []
+        forEachEntry { entry, _ in if entry.ringsAt >= 0 { offsets.append(entry.ringsAt) } }
+        return offsets
+    }
+
+    /// Moves the polygons' offsets in `SpatialGrid.rings` after a compaction.
+    mutating func moveRings(_ offsets: [Int32: Int32]) {
+        var moved: [(at: Int, entry: SpatialGrid.Entry)] = []
+        forEachEntry { entry, at in
+            guard entry.ringsAt >= 0 else { return }
+            var entry = entry
+            entry.ringsAt = offsets[entry.ringsAt]!
+            moved.append((at, entry))
+        }
+        for (at, entry) in moved {
+            let packed = entry.packed
+            words.replaceSubrange(at..<(at + SpatialGrid.Entry.words), with: [packed.0, packed.1, packed.2, packed.3])
+        }
+    }
+
+    /// Calls `body` with the entries of the boxes holding `point`, which lies in this cell (lower
+    /// corner `origin`), in insertion order, `gathered` at most at a time.
+    @inline(__always)
+    func forEachBatch(
+        holding point: Coordinate, originLatE7: Int64, originLngE7: Int64,
+        _ body: (UnsafeMutableBufferPointer<SpatialGrid.Entry>) -> Void
+    ) {
+        guard isSplit else {
+            let lat = Int64(point.latitudeE7), lng = Int64(point.longitudeE7)
+            forEachBatch(in: 0, body) { words, index in
+                SpatialGrid.CellBox(words: words[2 &* index], words[2 &* index &+ 1]).contains(latE7: lat, lngE7: lng)
+            }
+            return
+        }
+        let latOffset = Int64(point.latitudeE7) - originLatE7, lngOffset = Int64(point.longitudeE7) - originLngE7
+        let row = Int(latOffset / SpatialGrid.subCellSizeE7), column = Int(lngOffset / SpatialGrid.subCellSizeE7)
+        let lat = UInt32(latOffset - Int64(row) * SpatialGrid.subCellSizeE7)
+        let lng = UInt32(lngOffset - Int64(column) * SpatialGrid.subCellSizeE7)
+        forEachBatch(in: row * SpatialGrid.subdivisions + column, body) { words, index in
+            SubCellBox.contains(words[index], lat: lat, lng: lng)
+        }
+    }
+
+    /// `forEachBatch` in `list`, whose box `index` holds the point when `holds(boxes, index)`
+    /// (`boxes`: the words from the list's start).
+    @inline(__always)
+    private func forEachBatch(
+        in list: Int, _ body: (UnsafeMutableBufferPointer<SpatialGrid.Entry>) -> Void,
+        holds: (UnsafeBufferPointer<UInt64>, Int) -> Bool
+    ) {
+        let (start, count, entriesStart) = bounds(list)
+        guard count > 0 else { return }
+        words.withUnsafeBufferPointer { words in
+            let boxes = UnsafeBufferPointer(rebasing: words[start...])
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.gathered) { hits in
+                withUnsafeTemporaryAllocation(of: SpatialGrid.Entry.self, capacity: Self.gathered) { entries in
+                    var index = 0
+                    while index < count {
+                        // The boxes without a branch: whether a box holds the point is a coin toss, and a
+                        // mispredicted branch throws away the loads issued after it. Then the hits'
+                        // entries, whose loads do not wait for one another, then `body`.
+                        var found = 0
+                        let stop = min(count, index + Self.gathered)
+                        while index < stop {
+                            hits[found] = index
+                            found &+= holds(boxes, index) ? 1 : 0
+                            index &+= 1
+                        }
+                        for hit in 0..<found {
+                            let index = hits[hit]
+                            entries.initializeElement(
+                                at: hit,
+                                to: SpatialGrid.Entry(words, at: entriesStart + index * SpatialGrid.Entry.words))
+                        }
+                        body(UnsafeMutableBufferPointer(rebasing: entries[0..<found]))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A box clipped to one sub-cell, as offsets from the sub-cell's lower corner in 10⁻⁷ degrees
+/// (below `SpatialGrid.subCellSizeE7`, so 16 bits each): minimum latitude, latitude span,
+/// minimum longitude, longitude span, in one word. For a point in that sub-cell it answers as the
+/// whole box does.
+struct SubCellBox {
+    var word: UInt64
+
+    init(minLatE7: Int64, maxLatE7: Int64, minLngE7: Int64, maxLngE7: Int64, originLatE7: Int64, originLngE7: Int64) {
+        func clipped(_ min: Int64, _ max: Int64, origin: Int64) -> UInt64 {
+            let low = Swift.max(min - origin, 0), high = Swift.min(max - origin, SpatialGrid.subCellSizeE7 - 1)
+            return UInt64(low) | UInt64(high - low) << 16
+        }
+        word = clipped(minLatE7, maxLatE7, origin: originLatE7) | clipped(minLngE7, maxLngE7, origin: originLngE7) << 32
+    }
+
+    /// Whether the box `word` holds the point at offsets `lat`, `lng` in its sub-cell: an offset
+    /// below the minimum wraps to a large unsigned value, so one compare per axis.
+    @inline(__always)
+    static func contains(_ word: UInt64, lat: UInt32, lng: UInt32) -> Bool {
+        let inLat = lat &- UInt32(word & 0xffff) <= UInt32((word >> 16) & 0xffff) ? 1 : 0
+        let inLng = lng &- UInt32((word >> 32) & 0xffff) <= UInt32(word >> 48) ? 1 : 0
+        return inLat & inLng != 0
+    }
+}
