@@ -110,6 +110,38 @@ struct InPlaceEncodingTests {
         }
     }
 
+    /// A cache made from a whole table (shared by a replay's partitions) holds every geofence, past
+    /// its capacity and its usual byte bound: copies used side by side write the same bytes as
+    /// encoding each event, without encoding anything again. A geofence replaced later is encoded
+    /// anew by the copy that meets it, and the other copies keep theirs.
+    @Test func fragmentsOfAWholeTableWriteTheSameBytes() {
+        func geofence(_ n: Int, description: String) -> Geofence {
+            Geofence(tag: "t", externalId: "g-\(n)", description: description,
+                     shape: .circle(center: Coordinate(latitudeE7: Int32(n), longitudeE7: 2), radius: Double(n) + 0.5))
+        }
+        let geofences = (0..<50).map { geofence($0, description: String(repeating: "d\"", count: $0 * 20)) }
+        let shared = GeofenceFragments(encodingAll: GeofenceTable(geofences), capacity: 3)
+        var first = shared, second = shared
+        func expectEventBytes(_ geofence: Geofence, through fragments: inout GeofenceFragments) {
+            var event = Fixtures.event(.enteredGeofence, 1, geofence: geofence)
+            var expected: [UInt8] = [], actual: [UInt8] = []
+            EventEncoder.encode(event, actualCreatedAt: 9, into: &expected)
+            EventEncoder.encode(inPlace: &event, actualCreatedAt: 9, fragments: &fragments, into: &actual)
+            #expect(actual == expected)
+        }
+        for geofence in geofences.reversed() {
+            expectEventBytes(geofence, through: &first)
+            expectEventBytes(geofence, through: &second)
+        }
+        #expect(first.heldBytes == shared.heldBytes && second.heldBytes == shared.heldBytes)
+
+        let replacement = geofence(7, description: "replaced")
+        expectEventBytes(replacement, through: &first)
+        #expect(first.heldBytes > shared.heldBytes)
+        expectEventBytes(geofences[7], through: &second)
+        #expect(second.heldBytes == shared.heldBytes)
+    }
+
     @Test func longStringsAndMetadata() {
         let metadata = RawJSON("{\"notes\":\"" + String(repeating: "x", count: 5_000) + "\"}")
         let plan = TripPlan(

@@ -11,8 +11,13 @@ public struct InputProcessor: Sendable {
     /// Geofence JSON encoded once per geofence, not once per event.
     private var geofenceFragments = GeofenceFragments()
 
-    public init(settings: FoldSettings, history: any HistoryStore = MemoryHistoryStore()) {
+    /// - Parameter geofenceFragments: geofence JSON encoded already (`GeofenceFragments(encodingAll:)`,
+    ///   shared by the partitions of a replay); by default each processor encodes its own as events need them.
+    public init(settings: FoldSettings, history: any HistoryStore = MemoryHistoryStore(),
+                geofenceFragments: GeofenceFragments = GeofenceFragments())
+    {
         fold = PartitionFold(settings: settings, history: history)
+        self.geofenceFragments = geofenceFragments
         events.reserveCapacity(64)
     }
 

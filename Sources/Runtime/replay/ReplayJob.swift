@@ -1,3 +1,4 @@
+import Codec
 import Domain
 import LZ4IO
 import RocksDBIO
@@ -85,6 +86,8 @@ public enum ReplayJob {
         let partitioner = KeyPartitioner(partitions: options.partitions)
         let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
         try makeDirectory(historyDirectory)
+        // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
+        let fragments = GeofenceFragments(encodingAll: geofences)
         var partitions: [ReplayPartition] = []
         defer {
             for partition in partitions {
@@ -98,7 +101,7 @@ public enum ReplayJob {
             let history = try RocksHistoryStore(directory: historyDirectory + "/partition-\(index)", fresh: true,
                                                 recordsChanges: false)
             partitions.append(ReplayPartition(index: index, settings: options.settings, history: history,
-                                              geofences: geofences))
+                                              geofences: geofences, fragments: fragments))
         }
         for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
         commands = []

@@ -1,3 +1,4 @@
+import Codec
 import Domain
 import LZ4IO
 
@@ -27,15 +28,18 @@ final class ReplayPartition: @unchecked Sendable {
     private var geofences: GeofenceTable
     private var timeline: GeofenceTimeline.Cursor?
 
+    /// - Parameter fragments: the fixed table's geofence JSON, shared by the partitions (nil: encoded
+    ///   by this partition as events need them).
     init(index: Int, settings: FoldSettings, history: RocksHistoryStore, geofences: GeofenceTable,
-         sourcePartition: Int32 = 0, timeline: GeofenceTimeline.Cursor? = nil)
+         sourcePartition: Int32 = 0, timeline: GeofenceTimeline.Cursor? = nil, fragments: GeofenceFragments? = nil)
     {
         self.index = index
         self.sourcePartition = sourcePartition
         self.history = history
         self.geofences = geofences
         self.timeline = timeline
-        processor = InputProcessor(settings: settings, history: history)
+        processor = InputProcessor(settings: settings, history: history,
+                                   geofenceFragments: fragments ?? GeofenceFragments())
         clock = ClockGuard(skew: settings.maxClockSkew)
     }
 
