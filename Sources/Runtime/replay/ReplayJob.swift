@@ -17,8 +17,9 @@ import Glibc
 ///
 /// Users are split over `ReplayOptions.partitions` partitions by Kafka's default partitioner, each
 /// with its own fold and stream time as a partition of `tripstream run` has, and the partitions
-/// are folded on `ReplayOptions.threads` threads. Per block of fix lines the partitions' outputs
-/// are written in partition order: the files do not depend on the number of threads.
+/// are folded on `ReplayOptions.threads` threads, each taking the next partition as it is free
+/// (`PartitionQueue`). Per block of fix lines the partitions' outputs are written in partition
+/// order: the files depend neither on the number of threads nor on which thread folded what.
 public enum ReplayJob {
     public static let fixesTopic = "tripstream.locations"
     public static let commandsTopic = "tripstream.trip-commands"
@@ -115,9 +116,10 @@ public enum ReplayJob {
         let writer = ReplayWriter()
         defer { writer.stop() }
         let written = WrittenOutputs(count: partitions.count)
-        func foldInParallel(_ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
-            threads.run { [partitions] worker in
-                for partition in partitions where partition.index % threads.count == worker { body(partition) }
+        func foldInParallel(weights: [Int], _ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
+            let queue = PartitionQueue(weights: weights)
+            threads.run { [partitions] _ in
+                while let index = queue.take() { body(partitions[index]) }
             }
             for partition in partitions {
                 if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
@@ -132,10 +134,10 @@ public enum ReplayJob {
         let reader = try LineReader(path: options.fixesPath)
         while try reader.nextBatch(into: &block.batch) {
             threads.run { worker in block.decode(worker: worker) }
-            try foldInParallel { $0.fold(block.chunks) }
+            try foldInParallel(weights: block.linesByPartition) { $0.fold(block.chunks) }
             progress(reader.progress)
         }
-        try foldInParallel { $0.finish() }
+        try foldInParallel(weights: partitions.map(\.commandsLeft)) { $0.finish() }
         try writer.wait()
         for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
 

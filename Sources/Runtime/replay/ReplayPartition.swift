@@ -9,9 +9,9 @@ import LZ4IO
 /// Its geofence table is either fixed (a file replay: every geofence before any fix) or follows a
 /// ``GeofenceTimeline`` as the inputs' record timestamps pass its changes (a replay of topics or archives).
 final class ReplayPartition: @unchecked Sendable {
-    // Safe: during a fork only the one thread that owns this partition touches it (partition
-    // `index` runs on worker `index % threads`); the calling thread reads and clears `output`
-    // and reads the rest only between forks, after the join.
+    // Safe: during a fork only the one thread that took this partition from the fork's
+    // `PartitionQueue` touches it; the calling thread reads and clears `output` and reads the
+    // rest only between forks, after the join (which orders one fork's thread before the next's).
     let index: Int
     /// The Kafka partition named in dead letters (0 for files, whose offsets are line numbers).
     let sourcePartition: Int32
@@ -64,6 +64,9 @@ final class ReplayPartition: @unchecked Sendable {
         deliverCommands(upTo: .max)
         flush()
     }
+
+    /// Commands not delivered yet (the work `finish` has left).
+    var commandsLeft: Int { commands.count - nextCommand }
 
     /// Geofences in the table now.
     var geofenceCount: Int { geofences.count }
