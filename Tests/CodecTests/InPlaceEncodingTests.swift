@@ -22,15 +22,13 @@ struct InPlaceEncodingTests {
         var etaBytes: [UInt8] = []
         if let reserving {
             JSONWriter.append(to: &eventBytes, reserving: reserving) { $0.event(&event, actualCreatedAt: time) }
-            if let trip = event.trip {
-                JSONWriter.append(to: &etaBytes, reserving: reserving) {
-                    $0.etaRecord(event, trip: trip, actualCreatedAt: time)
-                }
+            if event.trip != nil {
+                JSONWriter.append(to: &etaBytes, reserving: reserving) { $0.etaRecord(&event, actualCreatedAt: time) }
             }
         } else {
             JSONWriter.append(to: &eventBytes) { $0.event(&event, actualCreatedAt: time) }
-            if let trip = event.trip {
-                JSONWriter.append(to: &etaBytes) { $0.etaRecord(event, trip: trip, actualCreatedAt: time) }
+            if event.trip != nil {
+                JSONWriter.append(to: &etaBytes) { $0.etaRecord(&event, actualCreatedAt: time) }
             }
         }
         return (Array(eventBytes.dropFirst()), etaBytes)
@@ -43,7 +41,7 @@ struct InPlaceEncodingTests {
             #expect(other.event == expected.event && other.eta == expected.eta)
         }
         #expect(expected.event.count <= JSONWriter.maxEventBytes(event))
-        if let trip = event.trip { #expect(expected.eta.count <= JSONWriter.maxEtaBytes(event, trip: trip)) }
+        if let plan = event.trip?.plan { #expect(expected.eta.count <= JSONWriter.maxEtaBytes(event, plan: plan)) }
         var eventBytes: [UInt8] = Array("prefix\n".utf8)
         var etaBytes: [UInt8] = []
         // Appending after bytes already in the buffer (as the output batches do).

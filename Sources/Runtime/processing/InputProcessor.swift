@@ -234,7 +234,7 @@ public struct InputProcessor: Sendable {
                 }
                 if list[index].type == .updatedTrip {
                     output.eta.append(key: list[index].userId) {
-                        EtaEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
+                        EtaEncoder.encode(inPlace: &list[index], actualCreatedAt: now, into: &$0)
                     }
                 } else if list[index].type == .stoppedTrip, list[index].trip?.summary != nil {
                     output.tripSummaries.append(key: list[index].userId) {
