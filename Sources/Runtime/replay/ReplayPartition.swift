@@ -67,6 +67,12 @@ final class ReplayPartition: @unchecked Sendable {
         flush()
     }
 
+    /// When the next command is due, nil when none is left. Asked before every fix: read in place,
+    /// as `commands[nextCommand].command.createdAt` would copy the whole command out first.
+    private var nextCommandTime: UnixMillis? {
+        commands.withUnsafeBufferPointer { $0.indices.contains(nextCommand) ? $0[nextCommand].command.createdAt : nil }
+    }
+
     /// Commands not delivered yet (the work `finish` has left).
     var commandsLeft: Int { commands.count - nextCommand }
 
@@ -105,7 +111,7 @@ final class ReplayPartition: @unchecked Sendable {
 
     /// Delivers each command before the first fix of this partition that is not older than it.
     private func deliverCommands(upTo time: UnixMillis) {
-        while nextCommand < commands.count, commands[nextCommand].command.createdAt <= time {
+        while let due = nextCommandTime, due <= time {
             let pending = commands[nextCommand]
             advanceGeofences(to: pending.timestamp)
             pending.bytes.withUnsafeBytes { bytes in
