@@ -89,20 +89,21 @@ public enum ReplayJob {
         try makeDirectory(historyDirectory)
         // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
         let fragments = GeofenceFragments(encodingAll: geofences)
-        var partitions: [ReplayPartition] = []
+        // History beyond each user's newest inputs lives on disk, as in the service.
+        let histories: [RocksHistoryStore]
+        do {
+            histories = try HistoryStoresSideBySide.open(options.partitions, in: historyDirectory)
+        } catch {
+            rmdir(historyDirectory)
+            throw error
+        }
         defer {
-            for partition in partitions {
-                partition.history.close()
-                try? RocksDatabase.destroy(path: partition.history.database.path)
-            }
+            HistoryStoresSideBySide.remove(histories)
             rmdir(historyDirectory)
         }
-        for index in 0..<options.partitions {
-            // History beyond each user's newest inputs lives on disk, as in the service.
-            let history = try RocksHistoryStore(directory: historyDirectory + "/partition-\(index)", fresh: true,
-                                                recordsChanges: false)
-            partitions.append(ReplayPartition(index: index, settings: options.settings, history: history,
-                                              geofences: geofences, fragments: fragments))
+        let partitions = histories.enumerated().map { index, history in
+            ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
+                            fragments: fragments)
         }
         for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
         commands = []
