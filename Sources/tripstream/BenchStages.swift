@@ -120,7 +120,7 @@ struct BenchStages {
                 EventEncoder.encode(inPlace: &events[index], actualCreatedAt: events[index].createdAt,
                                     fragments: &fragments, into: &buffer)
                 if events[index].type == .updatedTrip {
-                    EtaEncoder.encode(events[index], actualCreatedAt: events[index].createdAt, into: &buffer)
+                    EtaEncoder.encode(inPlace: &events[index], actualCreatedAt: events[index].createdAt, into: &buffer)
                 }
                 if buffer.count > 1 << 20 { buffer.removeAll(keepingCapacity: true) }
             }

@@ -22,15 +22,13 @@ struct InPlaceEncodingTests {
         var etaBytes: [UInt8] = []
         if let reserving {
             JSONWriter.append(to: &eventBytes, reserving: reserving) { $0.event(&event, actualCreatedAt: time) }
-            if let trip = event.trip {
-                JSONWriter.append(to: &etaBytes, reserving: reserving) {
-                    $0.etaRecord(event, trip: trip, actualCreatedAt: time)
-                }
+            if event.trip != nil {
+                JSONWriter.append(to: &etaBytes, reserving: reserving) { $0.etaRecord(&event, actualCreatedAt: time) }
             }
         } else {
             JSONWriter.append(to: &eventBytes) { $0.event(&event, actualCreatedAt: time) }
-            if let trip = event.trip {
-                JSONWriter.append(to: &etaBytes) { $0.etaRecord(event, trip: trip, actualCreatedAt: time) }
+            if event.trip != nil {
+                JSONWriter.append(to: &etaBytes) { $0.etaRecord(&event, actualCreatedAt: time) }
             }
         }
         return (Array(eventBytes.dropFirst()), etaBytes)
@@ -43,7 +41,7 @@ struct InPlaceEncodingTests {
             #expect(other.event == expected.event && other.eta == expected.eta)
         }
         #expect(expected.event.count <= JSONWriter.maxEventBytes(event))
-        if let trip = event.trip { #expect(expected.eta.count <= JSONWriter.maxEtaBytes(event, trip: trip)) }
+        if let plan = event.trip?.plan { #expect(expected.eta.count <= JSONWriter.maxEtaBytes(event, plan: plan)) }
         var eventBytes: [UInt8] = Array("prefix\n".utf8)
         var etaBytes: [UInt8] = []
         // Appending after bytes already in the buffer (as the output batches do).
@@ -108,6 +106,38 @@ struct InPlaceEncodingTests {
                 #expect(actual == expected)
             }
         }
+    }
+
+    /// A cache made from a whole table (shared by a replay's partitions) holds every geofence, past
+    /// its capacity and its usual byte bound: copies used side by side write the same bytes as
+    /// encoding each event, without encoding anything again. A geofence replaced later is encoded
+    /// anew by the copy that meets it, and the other copies keep theirs.
+    @Test func fragmentsOfAWholeTableWriteTheSameBytes() {
+        func geofence(_ n: Int, description: String) -> Geofence {
+            Geofence(tag: "t", externalId: "g-\(n)", description: description,
+                     shape: .circle(center: Coordinate(latitudeE7: Int32(n), longitudeE7: 2), radius: Double(n) + 0.5))
+        }
+        let geofences = (0..<50).map { geofence($0, description: String(repeating: "d\"", count: $0 * 20)) }
+        let shared = GeofenceFragments(encodingAll: GeofenceTable(geofences), capacity: 3)
+        var first = shared, second = shared
+        func expectEventBytes(_ geofence: Geofence, through fragments: inout GeofenceFragments) {
+            var event = Fixtures.event(.enteredGeofence, 1, geofence: geofence)
+            var expected: [UInt8] = [], actual: [UInt8] = []
+            EventEncoder.encode(event, actualCreatedAt: 9, into: &expected)
+            EventEncoder.encode(inPlace: &event, actualCreatedAt: 9, fragments: &fragments, into: &actual)
+            #expect(actual == expected)
+        }
+        for geofence in geofences.reversed() {
+            expectEventBytes(geofence, through: &first)
+            expectEventBytes(geofence, through: &second)
+        }
+        #expect(first.heldBytes == shared.heldBytes && second.heldBytes == shared.heldBytes)
+
+        let replacement = geofence(7, description: "replaced")
+        expectEventBytes(replacement, through: &first)
+        #expect(first.heldBytes > shared.heldBytes)
+        expectEventBytes(geofences[7], through: &second)
+        #expect(second.heldBytes == shared.heldBytes)
     }
 
     @Test func longStringsAndMetadata() {

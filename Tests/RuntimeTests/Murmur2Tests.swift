@@ -22,4 +22,17 @@ import Testing
         #expect(partitioner.partition(ofUser: "foobar") == 1_357_151_166 % 12)
         #expect(partitioner.partition(ofUser: "") == Int(UInt32(bitPattern: Murmur2.hash([UInt8]())) & 0x7fff_ffff) % 12)
     }
+
+    /// A userId is hashed over its own storage: the same partition as its UTF-8 bytes, whatever its
+    /// length (each tail) and characters, also for a String sliced out of a larger one.
+    @Test func userIdsPartitionAsTheirBytes() {
+        let partitioner = KeyPartitioner(partitions: 12)
+        let long = "driver-ü-ñ-😀-" + String(repeating: "x", count: 1_000)
+        for length in 0..<40 {
+            let userId = String(long.unicodeScalars.prefix(length))
+            #expect(partitioner.partition(ofUser: userId) == partitioner.partition(of: Array(userId.utf8)))
+        }
+        let sliced = String(long.dropFirst(3).prefix(17))
+        #expect(partitioner.partition(ofUser: sliced) == partitioner.partition(of: Array(sliced.utf8)))
+    }
 }

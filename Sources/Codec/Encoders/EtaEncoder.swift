@@ -11,9 +11,20 @@ public enum EtaEncoder {
     /// Appends the record (no newline). Returns false and appends nothing if the event has no trip.
     @discardableResult
     public static func encode(_ event: Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8]) -> Bool {
-        guard let trip = event.trip else { return false }
-        JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEtaBytes(event, trip: trip)) { w in
-            w.etaRecord(event, trip: trip, actualCreatedAt: actualCreatedAt)
+        var event = event
+        return encode(inPlace: &event, actualCreatedAt: actualCreatedAt, into: &buffer)
+    }
+
+    /// As `encode(_:actualCreatedAt:into:)`, the event read in place: taken `inout` only for that (it is
+    /// not changed), as `EventEncoder.encode(inPlace:…)`; passed by value out of an array's storage an
+    /// `Event` is copied first, a retain and a release of each reference it holds.
+    @discardableResult
+    public static func encode(inPlace event: inout Event, actualCreatedAt: UnixMillis, into buffer: inout [UInt8])
+        -> Bool
+    {
+        guard let plan = event.trip?.plan else { return false }
+        JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEtaBytes(event, plan: plan)) { w in
+            w.etaRecord(&event, actualCreatedAt: actualCreatedAt)
         }
         return true
     }

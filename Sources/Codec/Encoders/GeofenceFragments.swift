@@ -9,7 +9,8 @@ import Domain
 /// cache holds the very object it was made from (`===`); holding it also keeps the object's
 /// identity from being reused. Bounded: emptied when it reaches `capacity` geofences or
 /// `capacity` × 256 bytes of JSON (one cache per partition: an instance owning 12 partitions holds
-/// at most 12 of them, about 60 MB at the default).
+/// at most 12 of them, about 60 MB at the default). A replay of files shares one made by
+/// `init(encodingAll:)` among its partitions instead.
 public struct GeofenceFragments: Sendable {
     /// Geofence id → entry.
     private var index = IntegerMap(capacity: 1024)
@@ -21,11 +22,31 @@ public struct GeofenceFragments: Sendable {
     private var ranges: [Range<Int>] = []
     private var bytes: [UInt8] = []
     public let capacity: Int
+    /// Bytes of JSON kept before the cache is emptied.
+    private var byteLimit: Int
 
     /// - Parameter capacity: geofences kept before the cache is emptied. Default: 20,000.
     public init(capacity: Int = 20_000) {
         self.capacity = max(capacity, 1)
+        byteLimit = self.capacity &* 256
     }
+
+    /// A cache that already holds every geofence of `table`, and room for all of them.
+    ///
+    /// A replay whose table never changes gives one to every partition: the copies share their
+    /// storage (only reads follow), so each geofence is encoded once per run instead of once per
+    /// partition, and its bytes are in memory once.
+    public init(encodingAll table: GeofenceTable, capacity: Int = 20_000) {
+        self.init(capacity: max(capacity, table.count))
+        // The whole table's JSON, however long its geofences; later changes get as much again.
+        byteLimit = .max
+        index = IntegerMap(capacity: max(1024, table.count))
+        for geofence in table.all { _ = entry(for: geofence) }
+        byteLimit = max(self.capacity &* 256, bytes.count &* 2)
+    }
+
+    /// Bytes of geofence JSON held (tests: a shared cache that encodes nothing again does not grow).
+    var heldBytes: Int { bytes.count }
 
     /// Calls `body` with the bytes `JSONWriter.geofence(geofence)` writes, valid only during the call.
     @inline(__always)
@@ -44,7 +65,7 @@ public struct GeofenceFragments: Sendable {
             ranges[entry] = append(geofence)
             return entry
         }
-        if owners.count >= capacity || bytes.count >= capacity &* 256 {
+        if owners.count >= capacity || bytes.count >= byteLimit {
             index = IntegerMap(capacity: 1024)
             owners.removeAll(keepingCapacity: true)
             identities.removeAll(keepingCapacity: true)

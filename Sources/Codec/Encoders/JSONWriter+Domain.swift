@@ -54,7 +54,9 @@ extension JSONWriter {
     }
 
     /// A trip as events and user states show it.
-    mutating func trip(_ t: TripSnapshot) {
+    /// - Note: `t` is `inout` only to be read in place (an optional's payload bound with `if let` is
+    ///   a copy: a retain and a release of each reference it holds); it is not changed.
+    mutating func trip(_ t: inout TripSnapshot) {
         tripOpening(t.plan)
         tripStatus(t.status)
         tripPlanFields(t.plan, geofenceCenter: t.destinationLocation)

@@ -43,25 +43,26 @@ extension JSONWriter {
             raw(",\"exitReason\":")
             string(reason.name)
         }
-        if let trip = event.trip {
+        if event.trip != nil {
             raw(",\"trip\":")
-            self.trip(trip)
+            trip(&event.trip!)
         }
         byte(UInt8(ascii: "}"))
     }
 
-    /// The ETA record of a trip event (`EtaEncoder`'s layout).
-    mutating func etaRecord(_ event: Event, trip: TripSnapshot, actualCreatedAt: UnixMillis) {
+    /// The ETA record of a trip event (`EtaEncoder`'s layout); `event.trip` must not be nil.
+    /// - Note: `event` is `inout` only to be read in place, without a copy; it is not changed.
+    mutating func etaRecord(_ event: inout Event, actualCreatedAt: UnixMillis) {
         raw("{\"_id\":")
         eventID(event.id)
         raw(",\"userId\":")
         string(event.userId)
-        etaRecordOpening(trip.plan)
-        tripStatus(trip.status)
+        etaRecordOpening(event.trip!.plan)
+        tripStatus(event.trip!.status)
         eventTimesAndLocation(event, actualCreatedAt: actualCreatedAt)
-        if let eta = trip.eta { self.eta(eta) }
-        etaRecordDestination(trip.plan)
-        raw(trip.delay?.delayed == true ? ",\"delayed\":true}" : ",\"delayed\":false}")
+        if let eta = event.trip!.eta { self.eta(eta) }
+        etaRecordDestination(event.trip!.plan)
+        raw(event.trip!.delay?.delayed == true ? ",\"delayed\":true}" : ",\"delayed\":false}")
     }
 
     /// `,"createdAt":…,"actualCreatedAt":…,"live":true`, `replayed`/`late` when true, the revision flag
@@ -123,10 +124,9 @@ extension JSONWriter {
         return n
     }
 
-    /// An upper bound of `etaRecord(_:trip:actualCreatedAt:)`'s output.
-    static func maxEtaBytes(_ event: Event, trip: TripSnapshot) -> Int {
-        let plan = trip.plan
-        return etaFixedBytes &+ maxBytes(event.userId) &+ maxBytes(plan.externalId)
+    /// An upper bound of `etaRecord(_:actualCreatedAt:)`'s output for an event of trip plan `plan`.
+    static func maxEtaBytes(_ event: Event, plan: TripPlan) -> Int {
+        etaFixedBytes &+ maxBytes(event.userId) &+ maxBytes(plan.externalId)
             &+ maxBytes(plan.destinationGeofenceTag) &+ maxBytes(plan.destinationGeofenceExternalId)
     }
 

@@ -36,9 +36,9 @@ public enum UserStateEncoder {
                 w.raw(",\"speed\":")
                 w.float(snapshot.speed)
             }
-            if let trip = snapshot.trip {
+            if var trip = snapshot.trip {
                 w.raw(",\"trip\":")
-                w.trip(trip)
+                w.trip(&trip)
             }
             w.raw(",\"geofences\":[")
             for (i, presence) in snapshot.geofences.enumerated() {

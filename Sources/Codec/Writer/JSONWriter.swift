@@ -160,6 +160,9 @@ public struct JSONWriter {
     /// A quoted string with `"`, `\` and control characters escaped (`\n`, `\t`, … or `\u00XX`);
     /// all other UTF-8 passes through unchanged.
     public mutating func string(_ value: String) {
+        // Read in place: a `var` copy for `withUTF8` would retain and release the string each time.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { string(utf8: UnsafeRawBufferPointer($0)) }
+        guard written == nil else { return }
         var value = value
         value.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }

@@ -11,8 +11,13 @@ public struct InputProcessor: Sendable {
     /// Geofence JSON encoded once per geofence, not once per event.
     private var geofenceFragments = GeofenceFragments()
 
-    public init(settings: FoldSettings, history: any HistoryStore = MemoryHistoryStore()) {
+    /// - Parameter geofenceFragments: geofence JSON encoded already (`GeofenceFragments(encodingAll:)`,
+    ///   shared by the partitions of a replay); by default each processor encodes its own as events need them.
+    public init(settings: FoldSettings, history: any HistoryStore = MemoryHistoryStore(),
+                geofenceFragments: GeofenceFragments = GeofenceFragments())
+    {
         fold = PartitionFold(settings: settings, history: history)
+        self.geofenceFragments = geofenceFragments
         events.reserveCapacity(64)
     }
 
@@ -229,7 +234,7 @@ public struct InputProcessor: Sendable {
                 }
                 if list[index].type == .updatedTrip {
                     output.eta.append(key: list[index].userId) {
-                        EtaEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
+                        EtaEncoder.encode(inPlace: &list[index], actualCreatedAt: now, into: &$0)
                     }
                 } else if list[index].type == .stoppedTrip, list[index].trip?.summary != nil {
                     output.tripSummaries.append(key: list[index].userId) {

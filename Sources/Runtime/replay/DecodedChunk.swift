@@ -9,8 +9,8 @@ import LZ4IO
 /// length) goes to partition 0: a file has no record key, so its dead letter lands in one fixed place.
 final class DecodedChunk: @unchecked Sendable {
     // Safe: written only by the worker that owns this chunk, during the decode fork; read by the
-    // fold fork after the join, never written then.
-    private(set) var byPartition: [[ReplayLine]]
+    // fold fork after the join, never written then. Hence no run-time exclusivity check per line.
+    @exclusivity(unchecked) private(set) var byPartition: [[ReplayLine]]
 
     init(partitions: Int) {
         byPartition = Array(repeating: [], count: partitions)

@@ -13,6 +13,11 @@ final class ReplayBlock: @unchecked Sendable {
         chunks = (0..<workers).map { _ in DecodedChunk(partitions: partitioner.partitions) }
     }
 
+    /// Each partition's lines in the decoded block (how much folding each has to do).
+    var linesByPartition: [Int] {
+        (0..<partitioner.partitions).map { partition in chunks.reduce(0) { $0 + $1.byPartition[partition].count } }
+    }
+
     /// Decodes worker `worker`'s contiguous share of the lines, with the too-long lines that fall
     /// before its last line (the last worker also takes those after every line).
     func decode(worker: Int) {

@@ -1,3 +1,4 @@
+import Codec
 import Domain
 import LZ4IO
 import RocksDBIO
@@ -16,8 +17,9 @@ import Glibc
 ///
 /// Users are split over `ReplayOptions.partitions` partitions by Kafka's default partitioner, each
 /// with its own fold and stream time as a partition of `tripstream run` has, and the partitions
-/// are folded on `ReplayOptions.threads` threads. Per block of fix lines the partitions' outputs
-/// are written in partition order: the files do not depend on the number of threads.
+/// are folded on `ReplayOptions.threads` threads, each taking the next partition as it is free
+/// (`PartitionQueue`). Per block of fix lines the partitions' outputs are written in partition
+/// order: the files depend neither on the number of threads nor on which thread folded what.
 public enum ReplayJob {
     public static let fixesTopic = "tripstream.locations"
     public static let commandsTopic = "tripstream.trip-commands"
@@ -85,20 +87,23 @@ public enum ReplayJob {
         let partitioner = KeyPartitioner(partitions: options.partitions)
         let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
         try makeDirectory(historyDirectory)
-        var partitions: [ReplayPartition] = []
+        // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
+        let fragments = GeofenceFragments(encodingAll: geofences)
+        // History beyond each user's newest inputs lives on disk, as in the service.
+        let histories: [RocksHistoryStore]
+        do {
+            histories = try HistoryStoresSideBySide.open(options.partitions, in: historyDirectory)
+        } catch {
+            rmdir(historyDirectory)
+            throw error
+        }
         defer {
-            for partition in partitions {
-                partition.history.close()
-                try? RocksDatabase.destroy(path: partition.history.database.path)
-            }
+            HistoryStoresSideBySide.remove(histories)
             rmdir(historyDirectory)
         }
-        for index in 0..<options.partitions {
-            // History beyond each user's newest inputs lives on disk, as in the service.
-            let history = try RocksHistoryStore(directory: historyDirectory + "/partition-\(index)", fresh: true,
-                                                recordsChanges: false)
-            partitions.append(ReplayPartition(index: index, settings: options.settings, history: history,
-                                              geofences: geofences))
+        let partitions = histories.enumerated().map { index, history in
+            ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
+                            fragments: fragments)
         }
         for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
         commands = []
@@ -112,9 +117,10 @@ public enum ReplayJob {
         let writer = ReplayWriter()
         defer { writer.stop() }
         let written = WrittenOutputs(count: partitions.count)
-        func foldInParallel(_ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
-            threads.run { [partitions] worker in
-                for partition in partitions where partition.index % threads.count == worker { body(partition) }
+        func foldInParallel(weights: [Int], _ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
+            let queue = PartitionQueue(weights: weights)
+            threads.run { [partitions] _ in
+                while let index = queue.take() { body(partitions[index]) }
             }
             for partition in partitions {
                 if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
@@ -129,10 +135,10 @@ public enum ReplayJob {
         let reader = try LineReader(path: options.fixesPath)
         while try reader.nextBatch(into: &block.batch) {
             threads.run { worker in block.decode(worker: worker) }
-            try foldInParallel { $0.fold(block.chunks) }
+            try foldInParallel(weights: block.linesByPartition) { $0.fold(block.chunks) }
             progress(reader.progress)
         }
-        try foldInParallel { $0.finish() }
+        try foldInParallel(weights: partitions.map(\.commandsLeft)) { $0.finish() }
         try writer.wait()
         for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
 
@@ -155,8 +161,14 @@ public enum ReplayJob {
         if access(path, F_OK) == 0, rename(path, partial) != 0 {
             throw ReplayError("cannot rename \(path): \(String(cString: strerror(errno)))")
         }
-        return try FileWriter(path: partial, reusingExistingPages: true)
+        return try FileWriter(path: partial, bufferSize: directWriteBytes, reusingExistingPages: true)
     }
+
+    /// Pieces of output of at least this many bytes go to `write(2)` as they are; smaller ones are
+    /// gathered first. A block's outputs come as one buffer per partition, mostly larger than this
+    /// (about 300 KB of events on the sparse bench): gathering them in a 1 MiB buffer first would
+    /// copy every byte of output once more.
+    static let directWriteBytes = 64 << 10
 
     /// Closes an output opened by `openOutput` (cutting it to what this run wrote) and gives it its final name.
     static func publish(_ writer: FileWriter, as path: String) throws {
