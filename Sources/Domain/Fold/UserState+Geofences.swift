@@ -156,9 +156,9 @@ extension UserState {
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }
-        if let expiresAt = tripExpiresAt { due = min(due, expiresAt) }
-        if let stop = legStopDue { due = min(due, stop) }
-        if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
+        if let box = tripBoxForReading {
+            due = min(due, box.nextTimerDue(lastFixAt: locationAt, signalLostAfter: settings.tripSignalLostAfter))
+        }
         return due == .max ? nil : due
     }
 

@@ -5,10 +5,7 @@ extension UserState {
     /// When the active trip's signal-lost timer is due; nil without an active trip, once it fired,
     /// or when disabled.
     func tripSignalLostDue(settings: FoldSettings) -> UnixMillis? {
-        guard settings.tripSignalLostAfter > 0, hasActiveTrip, let box = tripBoxForReading,
-            box.value.signalLostSince == nil
-        else { return nil }
-        return max(locationAt, box.value.snapshot.startedAt) + settings.tripSignalLostAfter
+        tripBoxForReading?.signalLostDue(lastFixAt: locationAt, signalLostAfter: settings.tripSignalLostAfter)
     }
 
     /// Fires the signal-lost timer if it is the one `due`.
@@ -31,5 +28,13 @@ extension UserState {
         var event = tripEvent(.tripSignalRestored, at: time, context: context) { $0.combine(since) }
         event.durationSeconds = Int32(clamping: (time - since) / 1000)
         events.append(event)
+    }
+}
+
+extension TripBox {
+    /// `UserState.tripSignalLostDue`, read from the box alone: per fix, on a state read in place.
+    func signalLostDue(lastFixAt: UnixMillis, signalLostAfter: UnixMillis) -> UnixMillis? {
+        guard signalLostAfter > 0, value.snapshot.status.isActive, value.signalLostSince == nil else { return nil }
+        return max(lastFixAt, value.snapshot.startedAt) + signalLostAfter
     }
 }

@@ -150,6 +150,13 @@ public struct UserTimeline: Sendable {
         return count >= Self.maximumEqualTimes ? .flood : .fine
     }
 
+    /// `current.nextTimerDue`, for a timeline in `TimelineStore`. Mutating only to be reached through
+    /// the store's mutable addressor, in place: through its read addressor the state is copied (every
+    /// reference retained) before anything is called on it, once per fix.
+    mutating func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis {
+        current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
+    }
+
     /// Applies stream time: fires this user's timers due at or before `time`. Queued inputs must be
     /// settled first. Ticking again at the same time fires what became due since (an in-order input
     /// between the last timer fired and the watermark may schedule one).

@@ -226,7 +226,7 @@ public struct PartitionFold: Sendable {
     }
 
     private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {
-        let due = timelines[slot].current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
+        let due = timelines[slot].nextTimerDue(geofences: geofences, settings: settings)
         if due != timers.due(of: slot) { timers.set(slot, due: due) }
     }
 
