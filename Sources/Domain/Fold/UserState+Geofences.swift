@@ -123,13 +123,12 @@ extension UserState {
                                     visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: slot)
             let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
             self.presences.insert(presence, at: slot)
-            var event = makeEvent(.enteredGeofence, at: time, context: context) {
+            // Built whole inside `append`: a local event mutated and then appended is copied.
+            events.append(makeEvent(.enteredGeofence, at: time, context: context, geofence: geofence,
+                                    confidence: EventConfidence(margin: -distance, accuracy: self.accuracy)) {
                 $0.combine(geofence.id.rawValue)
                 $0.combine(UInt64(presence.visitOrdinal))
-            }
-            event.geofence = geofence
-            event.confidence = EventConfidence(margin: -distance, accuracy: self.accuracy)
-            events.append(event)
+            })
         }
     }
 
@@ -139,15 +138,14 @@ extension UserState {
                        reason: ExitReason? = nil, context: FoldContext, events: inout [Event])
     {
         let presence = presences[index]
-        var event = makeEvent(.exitedGeofence, at: time, context: context) {
+        events.append(makeEvent(
+            .exitedGeofence, at: time, context: context, geofence: geofence,
+            confidence: reason == nil ? EventConfidence(margin: margin, accuracy: accuracy) : .high,
+            durationSeconds: Int32(clamping: (time - presence.enteredAt) / 1000), exitReason: reason
+        ) {
             $0.combine(presence.geofenceID.rawValue)
             $0.combine(UInt64(presence.visitOrdinal))
-        }
-        event.geofence = geofence
-        event.durationSeconds = Int32(clamping: (time - presence.enteredAt) / 1000)
-        event.exitReason = reason
-        event.confidence = reason == nil ? EventConfidence(margin: margin, accuracy: accuracy) : .high
-        events.append(event)
+        })
         presences.remove(at: index)
     }
 
@@ -180,12 +178,10 @@ extension UserState {
                     lastFired = due
                     continue
                 }
-                var event = makeEvent(.dwelledInGeofence, at: due, context: context) {
+                events.append(makeEvent(.dwelledInGeofence, at: due, context: context, geofence: geofence) {
                     $0.combine(presence.geofenceID.rawValue)
                     $0.combine(UInt64(presence.visitOrdinal))
-                }
-                event.geofence = geofence
-                events.append(event)
+                })
             } else if let index = presences.firstIndex(where: { $0.endsAt == due }) {
                 fireScheduledEnd(presenceAt: index, due: due, context: context, events: &events)
             } else if !fireLegStop(due: due, context: context, events: &events),

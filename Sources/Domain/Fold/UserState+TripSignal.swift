@@ -14,9 +14,8 @@ extension UserState {
         guard tripSignalLostDue(settings: context.settings) == due, let box = uniqueTripBox() else { return false }
         let since = max(locationAt, box.value.snapshot.startedAt)
         box.value.signalLostSince = since
-        var event = tripEvent(.tripSignalLost, at: due, context: context) { $0.combine(since) }
-        event.durationSeconds = Int32(clamping: (due - since) / 1000)
-        events.append(event)
+        events.append(tripEvent(.tripSignalLost, at: due, context: context,
+                                durationSeconds: Int32(clamping: (due - since) / 1000)) { $0.combine(since) })
         return true
     }
 
@@ -25,9 +24,8 @@ extension UserState {
     mutating func restoreTripSignal(at time: UnixMillis, context: FoldContext, events: inout [Event]) {
         guard let since = tripBoxForReading?.value.signalLostSince, let box = uniqueTripBox() else { return }
         box.value.signalLostSince = nil
-        var event = tripEvent(.tripSignalRestored, at: time, context: context) { $0.combine(since) }
-        event.durationSeconds = Int32(clamping: (time - since) / 1000)
-        events.append(event)
+        events.append(tripEvent(.tripSignalRestored, at: time, context: context,
+                                durationSeconds: Int32(clamping: (time - since) / 1000)) { $0.combine(since) })
     }
 }
 
