@@ -93,39 +93,64 @@ extension UserState {
             index += 1
         }
 
-        var entered: [(id: GeofenceID, slot: Int32, signedDistance: Double)] = []
-        let presences = self.presences
         // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0).
-        func consider(_ id: GeofenceID, _ slot: Int32, _ distance: Double, _ radius: Double, _: Bool) {
-            guard !presences.contains(where: { $0.geofenceID == id }) else { return }
-            if Self.entersArea(signedDistance: distance, accuracy: accuracy, radius: radius, settings: settings) {
-                entered.append((id, slot, distance))
-            }
+        func mayEnter(_ id: GeofenceID, signedDistance: Double, radius: Double) -> Bool {
+            !presences.contains { $0.geofenceID == id }
+                && Self.entersArea(signedDistance: signedDistance, accuracy: accuracy, radius: radius, settings: settings)
         }
         if let holding {
-            for held in holding {
-                consider(held.id, held.slot, held.signedDistance, held.radius, held.hasFoldOptions)
+            guard !holding.isEmpty else { return }
+            // On the stack: an array here is a heap allocation on every fix that enters something.
+            withUnsafeTemporaryAllocation(of: Entry.self, capacity: holding.count) { buffer in
+                var count = 0
+                for held in holding where mayEnter(held.id, signedDistance: held.signedDistance, radius: held.radius) {
+                    buffer.initializeElement(at: count, to: Entry(id: held.id, slot: held.slot,
+                                                                  signedDistance: held.signedDistance))
+                    count += 1
+                }
+                enter(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), at: time, context: context,
+                      events: &events)
             }
         } else {
-            context.geofences.forEachContaining(position, consider)
+            var entered: [Entry] = []
+            context.geofences.forEachContaining(position) { id, slot, distance, radius, _ in
+                if mayEnter(id, signedDistance: distance, radius: radius) {
+                    entered.append(Entry(id: id, slot: slot, signedDistance: distance))
+                }
+            }
+            entered.withUnsafeMutableBufferPointer { enter($0, at: time, context: context, events: &events) }
         }
+    }
+
+    /// A geofence the fix enters, if its options allow.
+    private struct Entry {
+        var id: GeofenceID
+        var slot: Int32
+        var signedDistance: Double
+    }
+
+    /// Enters the geofences `entered` (in geofence-id order; sorted here) that allow it.
+    private mutating func enter(_ entered: UnsafeMutableBufferPointer<Entry>, at time: UnixMillis,
+                                context: FoldContext, events: inout [Event])
+    {
         guard !entered.isEmpty else { return }
+        var entered = entered
         entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
-        for (_, slot, distance) in entered {
-            guard let geofence = context.geofences.geofence(atSlot: slot) else { continue }
+        for entry in entered {
+            guard let geofence = context.geofences.geofence(atSlot: entry.slot) else { continue }
             if geofence.hasFoldOptions {
                 if time >= geofence.scheduledEnd { continue }  // behaves as disabled or deleted from then on
-                if geofence.stopDetection, !isStopped(at: time, settings: settings) { continue }
+                if geofence.stopDetection, !isStopped(at: time, settings: context.settings) { continue }
             }
             visitCount &+= 1
             let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
             let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
-                                    visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: slot)
-            let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
-            self.presences.insert(presence, at: slot)
+                                    visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: entry.slot)
+            let index = presences.firstIndex { $0.geofenceID > geofence.id } ?? presences.count
+            presences.insert(presence, at: index)
             // Built whole inside `append`: a local event mutated and then appended is copied.
             events.append(makeEvent(.enteredGeofence, at: time, context: context, geofence: geofence,
-                                    confidence: EventConfidence(margin: -distance, accuracy: self.accuracy)) {
+                                    confidence: EventConfidence(margin: -entry.signedDistance, accuracy: accuracy)) {
                 $0.combine(geofence.id.rawValue)
                 $0.combine(UInt64(presence.visitOrdinal))
             })
