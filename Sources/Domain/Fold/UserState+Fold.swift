@@ -84,8 +84,7 @@ extension UserState {
                    confidence: EventConfidence? = nil, durationSeconds: Int32? = nil, exitReason: ExitReason? = nil,
                    id: (inout StableHasher) -> Void) -> Event
     {
-        var hasher = StableHasher()
-        hasher.combine(context.userId)
+        var hasher = context.userIdHasher
         hasher.combine(type.rawValue)
         id(&hasher)
         return Event(

@@ -40,11 +40,14 @@ public struct UserTimeline: Sendable {
     public internal(set) var newestTime: UnixMillis = .min
 
     public let userId: String
+    /// `FoldContext.userIdHasher` of this user, hashed once.
+    let userIdHasher: StableHasher
     /// The state before `tail[0]`: where a refold that stays within the tail starts.
     var tailStart: UserState
 
     public init(userId: String) {
         self.userId = userId
+        userIdHasher = FoldContext.hasher(of: userId)
         current = UserState()
         tailStart = current
     }
