@@ -174,9 +174,13 @@ extension UserState {
             }
         }
         var arrivedNow = false
-        if let destination = Self.destinationDistance(of: box.value.snapshot.plan, from: position,
-                                                      in: context.geofences, slot: &box.value.destinationSlot)
-        {
+        // The slot through a local: reading the plan while writing into the same trip is an overlapping
+        // access, which made the compiler copy the plan (retaining its strings) on every fix.
+        var destinationSlot = box.value.destinationSlot
+        let destination = Self.destinationDistance(of: box.value.snapshot.plan, from: position,
+                                                   in: context.geofences, slot: &destinationSlot)
+        if destinationSlot != box.value.destinationSlot { box.value.destinationSlot = destinationSlot }
+        if let destination {
             arrivedNow = Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
                                       accuracy: accuracy, context: context)
         }
@@ -195,9 +199,9 @@ extension UserState {
             finishCurrentLeg(as: .completed, at: time, context: context, events: &events)
             return
         }
-        let snapshot = box.value.snapshot
-        if wasStatus == .started, snapshot.status == .started, let eta = snapshot.eta,
-            Int64(eta.durationSeconds) <= Int64(snapshot.plan.approachingThreshold) * 60
+        // Fields read in the box: a copy of the snapshot retains and releases its plan's strings, per fix.
+        if wasStatus == .started, box.value.snapshot.status == .started, let eta = box.value.snapshot.eta,
+            Int64(eta.durationSeconds) <= Int64(box.value.snapshot.plan.approachingThreshold) * 60
         {
             box.value.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
