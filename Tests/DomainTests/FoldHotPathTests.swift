@@ -53,4 +53,29 @@ import Testing
         #expect(entered.map(\.deviceId) == ["b"])
         #expect(shuffled.upserted().map(\.deviceId) == ordered.upserted().map(\.deviceId))
     }
+
+    /// An event's `_id` is the stable hash of user, type, geofence and visit, whether the context
+    /// hashed its user id on creation or again when the id was changed (the fold starts every event
+    /// id from that hash instead of hashing the id per event).
+    @Test func eventIdsStartFromTheUserIdOfTheContext() {
+        let store = World.circle("store", "g1", at: Self.o, radius: 150)
+        let table = GeofenceTable([store])
+        var renamed = FoldContext(userId: "someone-else", geofences: table, settings: FoldSettings(), replayed: false)
+        renamed.userId = "u1"
+        let fresh = FoldContext(userId: "u1", geofences: table, settings: FoldSettings(), replayed: false)
+        var expected = StableHasher()
+        expected.combine("u1")
+        expected.combine(EventType.enteredGeofence.rawValue)
+        expected.combine(store.id.rawValue)
+        expected.combine(UInt64(1))  // the user's first visit
+        for context in [fresh, renamed] {
+            var state = UserState()
+            var events: [Event] = []
+            let input = TimelineInput(fix: World.fix(at: 0, Self.o, accuracy: 10), extras: nil)
+            _ = state.fold(input, context: context, events: &events)
+            #expect(events.map(\.type) == [.enteredGeofence])
+            #expect(events.first?.id == EventID(hashing: expected))
+            #expect(events.first?.userId == "u1")
+        }
+    }
 }

@@ -6,17 +6,38 @@ public struct FoldContext {
     /// Events of this step come from an offline replay (Radar's `replayed`).
     public var replayed: Bool
     /// The user being folded (kept out of the state: a timeline holds three states).
-    public var userId: String
+    public var userId: String { didSet { userIdHasher = Self.hasher(of: userId) } }
+    /// A `StableHasher` that has combined `userId`: where every event id of the user starts.
+    public var userIdHasher: StableHasher
     /// The user's earliest timer, when the caller knows it for the state being folded (the partition's
     /// timer queue does for the live state): folding an input before it skips the timer check.
     /// `.min`: unknown, always check.
     public var nextTimerDue: UnixMillis = .min
 
     public init(userId: String, geofences: GeofenceTable, settings: FoldSettings, replayed: Bool) {
+        self.init(userId: userId, userIdHasher: Self.hasher(of: userId), geofences: geofences, settings: settings,
+                  replayed: replayed)
+    }
+
+    /// With the user id's hasher kept by its timeline: hashing the id again per event is a loop of a
+    /// multiply per byte, several times per fix in a geofence-dense city.
+    init(userId: String, userIdHasher: StableHasher, geofences: GeofenceTable, settings: FoldSettings,
+         replayed: Bool)
+    {
         self.userId = userId
+        self.userIdHasher = userIdHasher
         self.geofences = geofences
         self.settings = settings
         self.replayed = replayed
+    }
+}
+
+extension FoldContext {
+    /// A hasher that has combined `userId` (see `userIdHasher`).
+    static func hasher(of userId: String) -> StableHasher {
+        var hasher = StableHasher()
+        hasher.combine(userId)
+        return hasher
     }
 }
 

@@ -77,16 +77,20 @@ extension UserState {
 
     // MARK: - Events
 
-    func makeEvent(_ type: EventType, at time: UnixMillis, context: FoldContext, id: (inout StableHasher) -> Void)
-        -> Event
+    /// An event of this user at `time`, its `_id` hashed from the user, the type and what `id` adds.
+    /// The other fields are given here rather than set afterwards: set on a local event, they make
+    /// its `append` a copy (every reference in it retained and released).
+    func makeEvent(_ type: EventType, at time: UnixMillis, context: FoldContext, geofence: Geofence? = nil,
+                   confidence: EventConfidence? = nil, durationSeconds: Int32? = nil, exitReason: ExitReason? = nil,
+                   id: (inout StableHasher) -> Void) -> Event
     {
-        var hasher = StableHasher()
-        hasher.combine(context.userId)
+        var hasher = context.userIdHasher
         hasher.combine(type.rawValue)
         id(&hasher)
         return Event(
             id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, replayed: context.replayed,
-            location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata)
+            location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata,
+            geofence: geofence, durationSeconds: durationSeconds, confidence: confidence, exitReason: exitReason)
     }
 
     /// The buffer outside a geofence's edge that a user must pass before an exit counts.

@@ -93,43 +93,67 @@ extension UserState {
             index += 1
         }
 
-        var entered: [(id: GeofenceID, slot: Int32, signedDistance: Double)] = []
-        let presences = self.presences
         // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0).
-        func consider(_ id: GeofenceID, _ slot: Int32, _ distance: Double, _ radius: Double, _: Bool) {
-            guard !presences.contains(where: { $0.geofenceID == id }) else { return }
-            if Self.entersArea(signedDistance: distance, accuracy: accuracy, radius: radius, settings: settings) {
-                entered.append((id, slot, distance))
-            }
+        func mayEnter(_ id: GeofenceID, signedDistance: Double, radius: Double) -> Bool {
+            !presences.contains { $0.geofenceID == id }
+                && Self.entersArea(signedDistance: signedDistance, accuracy: accuracy, radius: radius, settings: settings)
         }
         if let holding {
-            for held in holding {
-                consider(held.id, held.slot, held.signedDistance, held.radius, held.hasFoldOptions)
+            guard !holding.isEmpty else { return }
+            // On the stack: an array here is a heap allocation on every fix that enters something.
+            withUnsafeTemporaryAllocation(of: Entry.self, capacity: holding.count) { buffer in
+                var count = 0
+                for held in holding where mayEnter(held.id, signedDistance: held.signedDistance, radius: held.radius) {
+                    buffer.initializeElement(at: count, to: Entry(id: held.id, slot: held.slot,
+                                                                  signedDistance: held.signedDistance))
+                    count += 1
+                }
+                enter(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), at: time, context: context,
+                      events: &events)
             }
         } else {
-            context.geofences.forEachContaining(position, consider)
+            var entered: [Entry] = []
+            context.geofences.forEachContaining(position) { id, slot, distance, radius, _ in
+                if mayEnter(id, signedDistance: distance, radius: radius) {
+                    entered.append(Entry(id: id, slot: slot, signedDistance: distance))
+                }
+            }
+            entered.withUnsafeMutableBufferPointer { enter($0, at: time, context: context, events: &events) }
         }
+    }
+
+    /// A geofence the fix enters, if its options allow.
+    private struct Entry {
+        var id: GeofenceID
+        var slot: Int32
+        var signedDistance: Double
+    }
+
+    /// Enters the geofences `entered` (in geofence-id order; sorted here) that allow it.
+    private mutating func enter(_ entered: UnsafeMutableBufferPointer<Entry>, at time: UnixMillis,
+                                context: FoldContext, events: inout [Event])
+    {
         guard !entered.isEmpty else { return }
+        var entered = entered
         entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
-        for (_, slot, distance) in entered {
-            guard let geofence = context.geofences.geofence(atSlot: slot) else { continue }
+        for entry in entered {
+            guard let geofence = context.geofences.geofence(atSlot: entry.slot) else { continue }
             if geofence.hasFoldOptions {
                 if time >= geofence.scheduledEnd { continue }  // behaves as disabled or deleted from then on
-                if geofence.stopDetection, !isStopped(at: time, settings: settings) { continue }
+                if geofence.stopDetection, !isStopped(at: time, settings: context.settings) { continue }
             }
             visitCount &+= 1
             let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
             let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
-                                    visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: slot)
-            let slot = self.presences.firstIndex { $0.geofenceID > geofence.id } ?? self.presences.count
-            self.presences.insert(presence, at: slot)
-            var event = makeEvent(.enteredGeofence, at: time, context: context) {
+                                    visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: entry.slot)
+            let index = presences.firstIndex { $0.geofenceID > geofence.id } ?? presences.count
+            presences.insert(presence, at: index)
+            // Built whole inside `append`: a local event mutated and then appended is copied.
+            events.append(makeEvent(.enteredGeofence, at: time, context: context, geofence: geofence,
+                                    confidence: EventConfidence(margin: -entry.signedDistance, accuracy: accuracy)) {
                 $0.combine(geofence.id.rawValue)
                 $0.combine(UInt64(presence.visitOrdinal))
-            }
-            event.geofence = geofence
-            event.confidence = EventConfidence(margin: -distance, accuracy: self.accuracy)
-            events.append(event)
+            })
         }
     }
 
@@ -139,15 +163,14 @@ extension UserState {
                        reason: ExitReason? = nil, context: FoldContext, events: inout [Event])
     {
         let presence = presences[index]
-        var event = makeEvent(.exitedGeofence, at: time, context: context) {
+        events.append(makeEvent(
+            .exitedGeofence, at: time, context: context, geofence: geofence,
+            confidence: reason == nil ? EventConfidence(margin: margin, accuracy: accuracy) : .high,
+            durationSeconds: Int32(clamping: (time - presence.enteredAt) / 1000), exitReason: reason
+        ) {
             $0.combine(presence.geofenceID.rawValue)
             $0.combine(UInt64(presence.visitOrdinal))
-        }
-        event.geofence = geofence
-        event.durationSeconds = Int32(clamping: (time - presence.enteredAt) / 1000)
-        event.exitReason = reason
-        event.confidence = reason == nil ? EventConfidence(margin: margin, accuracy: accuracy) : .high
-        events.append(event)
+        })
         presences.remove(at: index)
     }
 
@@ -156,9 +179,9 @@ extension UserState {
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }
-        if let expiresAt = tripExpiresAt { due = min(due, expiresAt) }
-        if let stop = legStopDue { due = min(due, stop) }
-        if let lost = tripSignalLostDue(settings: settings) { due = min(due, lost) }
+        if let box = tripBoxForReading {
+            due = min(due, box.nextTimerDue(lastFixAt: locationAt, signalLostAfter: settings.tripSignalLostAfter))
+        }
         return due == .max ? nil : due
     }
 
@@ -180,12 +203,10 @@ extension UserState {
                     lastFired = due
                     continue
                 }
-                var event = makeEvent(.dwelledInGeofence, at: due, context: context) {
+                events.append(makeEvent(.dwelledInGeofence, at: due, context: context, geofence: geofence) {
                     $0.combine(presence.geofenceID.rawValue)
                     $0.combine(UInt64(presence.visitOrdinal))
-                }
-                event.geofence = geofence
-                events.append(event)
+                })
             } else if let index = presences.firstIndex(where: { $0.endsAt == due }) {
                 fireScheduledEnd(presenceAt: index, due: due, context: context, events: &events)
             } else if !fireLegStop(due: due, context: context, events: &events),

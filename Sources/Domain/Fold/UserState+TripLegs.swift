@@ -136,12 +136,7 @@ extension UserState {
     }
 
     /// When the current leg's stop is over: `stopDuration` after arriving (a stream-time timer).
-    var legStopDue: UnixMillis? {
-        guard let box = tripBoxForReading, box.value.snapshot.status == .arrived,
-            let leg = box.value.snapshot.plan.currentLeg, let arrivedAt = box.value.snapshot.arrivedAt
-        else { return nil }
-        return arrivedAt + UnixMillis(leg.stopDuration) * 60_000
-    }
+    var legStopDue: UnixMillis? { tripBoxForReading?.legStopDue }
 
     /// Finishes the current leg if its stop is what is due at `due`.
     mutating func fireLegStop(due: UnixMillis, context: FoldContext, events: inout [Event]) -> Bool {
@@ -163,5 +158,15 @@ extension UserState {
             }
         }
         return legs
+    }
+}
+
+extension TripBox {
+    /// `UserState.legStopDue`, read from the box alone: per fix, on a state read in place.
+    var legStopDue: UnixMillis? {
+        guard value.snapshot.status == .arrived, let leg = value.snapshot.plan.currentLeg,
+            let arrivedAt = value.snapshot.arrivedAt
+        else { return nil }
+        return arrivedAt + UnixMillis(leg.stopDuration) * 60_000
     }
 }

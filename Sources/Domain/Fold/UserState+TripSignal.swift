@@ -5,10 +5,7 @@ extension UserState {
     /// When the active trip's signal-lost timer is due; nil without an active trip, once it fired,
     /// or when disabled.
     func tripSignalLostDue(settings: FoldSettings) -> UnixMillis? {
-        guard settings.tripSignalLostAfter > 0, hasActiveTrip, let box = tripBoxForReading,
-            box.value.signalLostSince == nil
-        else { return nil }
-        return max(locationAt, box.value.snapshot.startedAt) + settings.tripSignalLostAfter
+        tripBoxForReading?.signalLostDue(lastFixAt: locationAt, signalLostAfter: settings.tripSignalLostAfter)
     }
 
     /// Fires the signal-lost timer if it is the one `due`.
@@ -17,9 +14,8 @@ extension UserState {
         guard tripSignalLostDue(settings: context.settings) == due, let box = uniqueTripBox() else { return false }
         let since = max(locationAt, box.value.snapshot.startedAt)
         box.value.signalLostSince = since
-        var event = tripEvent(.tripSignalLost, at: due, context: context) { $0.combine(since) }
-        event.durationSeconds = Int32(clamping: (due - since) / 1000)
-        events.append(event)
+        events.append(tripEvent(.tripSignalLost, at: due, context: context,
+                                durationSeconds: Int32(clamping: (due - since) / 1000)) { $0.combine(since) })
         return true
     }
 
@@ -28,8 +24,15 @@ extension UserState {
     mutating func restoreTripSignal(at time: UnixMillis, context: FoldContext, events: inout [Event]) {
         guard let since = tripBoxForReading?.value.signalLostSince, let box = uniqueTripBox() else { return }
         box.value.signalLostSince = nil
-        var event = tripEvent(.tripSignalRestored, at: time, context: context) { $0.combine(since) }
-        event.durationSeconds = Int32(clamping: (time - since) / 1000)
-        events.append(event)
+        events.append(tripEvent(.tripSignalRestored, at: time, context: context,
+                                durationSeconds: Int32(clamping: (time - since) / 1000)) { $0.combine(since) })
+    }
+}
+
+extension TripBox {
+    /// `UserState.tripSignalLostDue`, read from the box alone: per fix, on a state read in place.
+    func signalLostDue(lastFixAt: UnixMillis, signalLostAfter: UnixMillis) -> UnixMillis? {
+        guard signalLostAfter > 0, value.snapshot.status.isActive, value.signalLostSince == nil else { return nil }
+        return max(lastFixAt, value.snapshot.startedAt) + signalLostAfter
     }
 }

@@ -174,9 +174,13 @@ extension UserState {
             }
         }
         var arrivedNow = false
-        if let destination = Self.destinationDistance(of: box.value.snapshot.plan, from: position,
-                                                      in: context.geofences, slot: &box.value.destinationSlot)
-        {
+        // The slot through a local: reading the plan while writing into the same trip is an overlapping
+        // access, which made the compiler copy the plan (retaining its strings) on every fix.
+        var destinationSlot = box.value.destinationSlot
+        let destination = Self.destinationDistance(of: box.value.snapshot.plan, from: position,
+                                                   in: context.geofences, slot: &destinationSlot)
+        if destinationSlot != box.value.destinationSlot { box.value.destinationSlot = destinationSlot }
+        if let destination {
             arrivedNow = Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
                                       accuracy: accuracy, context: context)
         }
@@ -195,18 +199,17 @@ extension UserState {
             finishCurrentLeg(as: .completed, at: time, context: context, events: &events)
             return
         }
-        let snapshot = box.value.snapshot
-        if wasStatus == .started, snapshot.status == .started, let eta = snapshot.eta,
-            Int64(eta.durationSeconds) <= Int64(snapshot.plan.approachingThreshold) * 60
+        // Fields read in the box: a copy of the snapshot retains and releases its plan's strings, per fix.
+        if wasStatus == .started, box.value.snapshot.status == .started, let eta = box.value.snapshot.eta,
+            Int64(eta.durationSeconds) <= Int64(box.value.snapshot.plan.approachingThreshold) * 60
         {
             box.value.snapshot.status = .approaching
             events.append(tripEvent(.approachingTripDestination, at: time, context: context))
         }
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
         if box.value.startsMovingAway(at: time, after: context.settings.movingAwayAfter), let since = box.value.etaRisingSince {
-            var event = tripEvent(.movingAwayFromTripDestination, at: time, context: context) { $0.combine(since) }
-            event.durationSeconds = Int32(clamping: (time - since) / 1000)
-            events.append(event)
+            events.append(tripEvent(.movingAwayFromTripDestination, at: time, context: context,
+                                    durationSeconds: Int32(clamping: (time - since) / 1000)) { $0.combine(since) })
         }
     }
 
@@ -215,19 +218,19 @@ extension UserState {
     mutating func reportWrongDestinations(entries: Range<Int>, at time: UnixMillis, context: FoldContext,
                                           events: inout [Event])
     {
-        guard hasActiveTrip, let plan = tripBoxForReading?.value.snapshot.plan,
-            let tag = plan.destinationGeofenceTag, let destination = plan.destinationGeofenceExternalId
+        // Read in the box: copying the plan out retains all of its strings, on every fix with an entry.
+        guard let box = tripBoxForReading, box.value.snapshot.status.isActive,
+            let tag = box.value.snapshot.plan.destinationGeofenceTag,
+            let destination = box.value.snapshot.plan.destinationGeofenceExternalId
         else { return }
         for index in entries where events[index].type == .enteredGeofence {
             guard let geofence = events[index].geofence, geofence.tag == tag, geofence.externalId != destination
             else { continue }
             let entry = events[index].id  // one per visit: the entry's id names the visit
-            var event = tripEvent(.arrivedAtWrongTripDestination, at: time, context: context) {
+            events.append(tripEvent(.arrivedAtWrongTripDestination, at: time, context: context, geofence: geofence) {
                 $0.combine(entry.high)
                 $0.combine(UInt64(entry.low))
-            }
-            event.geofence = geofence
-            events.append(event)
+            })
         }
     }
 
@@ -326,11 +329,11 @@ extension UserState {
                 geofence.extent?.center)
     }
 
-    func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext,
-                   extra: (inout StableHasher) -> Void = { _ in }) -> Event
+    func tripEvent(_ type: EventType, at time: UnixMillis, context: FoldContext, geofence: Geofence? = nil,
+                   durationSeconds: Int32? = nil, extra: (inout StableHasher) -> Void = { _ in }) -> Event
     {
         guard let box = tripBoxForReading else { preconditionFailure("trip events need a trip") }
-        var event = makeEvent(type, at: time, context: context) {
+        var event = makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds) {
             $0.combine(box.value.snapshot.plan.externalId)
             $0.combine(UInt64(box.value.ordinal))
             if type == .updatedTrip { $0.combine(time) }

@@ -52,10 +52,7 @@ public struct UserState: Sendable, Equatable {
     var tripBoxForReading: TripBox? { tripBox }
 
     /// When the open trip (pending or active) expires, without copying it out.
-    var tripExpiresAt: UnixMillis? {
-        guard let box = tripBox, box.value.snapshot.status.isOpen else { return nil }
-        return box.value.snapshot.startedAt + box.value.snapshot.plan.expiry
-    }
+    var tripExpiresAt: UnixMillis? { tripBox?.expiresAt }
 
     /// Whether a trip is active, without copying it out.
     public var hasActiveTrip: Bool {
@@ -93,6 +90,20 @@ final class TripBox: @unchecked Sendable {
     // Safe: only mutated through `UserState.trip`'s modify accessor after a uniqueness check.
     var value: TripProgress
     init(_ value: TripProgress) { self.value = value }
+
+    /// When the trip expires if still open (pending or active).
+    var expiresAt: UnixMillis? {
+        guard value.snapshot.status.isOpen else { return nil }
+        return value.snapshot.startedAt + value.snapshot.plan.expiry
+    }
+
+    /// The earliest of the trip's timers (expiry, leg stop, signal lost), `.max` when none: what
+    /// `UserState.nextTimerDue` needs, from the box alone, so that a state read in place (once per
+    /// fix) is not copied to call methods on it.
+    func nextTimerDue(lastFixAt: UnixMillis, signalLostAfter: UnixMillis) -> UnixMillis {
+        min(expiresAt ?? .max, legStopDue ?? .max,
+            signalLostDue(lastFixAt: lastFixAt, signalLostAfter: signalLostAfter) ?? .max)
+    }
 }
 
 extension UserState {

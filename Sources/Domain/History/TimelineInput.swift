@@ -29,7 +29,8 @@ public struct TimelineInput: Sendable, Equatable {
     public var replayed: Bool
     public var attachment: Attachment
 
-    public init(fix: Fix, extras: FixExtras?) {
+    /// - Parameter fix: borrowed: taken (owned), the fix is copied first, its strings retained.
+    public init(fix: borrowing Fix, extras: FixExtras?) {
         time = fix.createdAt
         position = fix.position
         accuracyDecimeters = Self.quantize(fix.accuracy, scale: 10)

@@ -42,11 +42,14 @@ public struct UserTimeline: Sendable {
     public internal(set) var newestTime: UnixMillis = .min
 
     public let userId: String
+    /// `FoldContext.userIdHasher` of this user, hashed once.
+    let userIdHasher: StableHasher
     /// The state before `tail[0]`: where a refold that stays within the tail starts.
     var tailStart: UserState
 
     public init(userId: String) {
         self.userId = userId
+        userIdHasher = FoldContext.hasher(of: userId)
         current = UserState()
         tailStart = current
     }
@@ -150,6 +153,13 @@ public struct UserTimeline: Sendable {
             count += 1
         }
         return count >= Self.maximumEqualTimes ? .flood : .fine
+    }
+
+    /// `current.nextTimerDue`, for a timeline in `TimelineStore`. Mutating only to be reached through
+    /// the store's mutable addressor, in place: through its read addressor the state is copied (every
+    /// reference retained) before anything is called on it, once per fix.
+    mutating func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis {
+        current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
     }
 
     /// Applies stream time: fires this user's timers due at or before `time`. Queued inputs must be

@@ -83,8 +83,8 @@ public struct PartitionFold: Sendable {
         if input.time > processingTime + settings.maxClockSkew {
             return reject(.futureTimestamp, "createdAt is \((input.time - processingTime) / 1000) s ahead of processing time")
         }
-        var context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings,
-                                  replayed: input.replayed)
+        var context = FoldContext(userId: timelines[slot].userId, userIdHasher: timelines[slot].userIdHasher,
+                                  geofences: geofences, settings: settings, replayed: input.replayed)
         context.nextTimerDue = timers.due(of: slot)
         let first = events.count
         var invalid = false
@@ -153,8 +153,8 @@ public struct PartitionFold: Sendable {
                                  events: inout [Event])
     {
         guard timelines[slot].hasPending else { return }  // `unsettled` may still list it: harmless
-        let context = FoldContext(userId: timelines[slot].userId, geofences: geofences, settings: settings,
-                                  replayed: true)
+        let context = FoldContext(userId: timelines[slot].userId, userIdHasher: timelines[slot].userIdHasher,
+                                  geofences: geofences, settings: settings, replayed: true)
         let settlement = timelines[slot].settle(context: context, processingTime: processingTime, store: history,
                                                 events: &events)
         counters.rewinds += 1
@@ -218,7 +218,8 @@ public struct PartitionFold: Sendable {
                 continue  // rescheduled by the settle: popped again if still due
             }
             let context = FoldContext(
-                userId: timelines[entry.slot].userId, geofences: geofences, settings: settings, replayed: false)
+                userId: timelines[entry.slot].userId, userIdHasher: timelines[entry.slot].userIdHasher,
+                geofences: geofences, settings: settings, replayed: false)
             timelines[entry.slot].tick(to: streamTime, context: context, events: &events)
             markTouched(entry.slot)
             schedule(entry.slot, geofences: geofences)
@@ -226,7 +227,7 @@ public struct PartitionFold: Sendable {
     }
 
     private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {
-        let due = timelines[slot].current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
+        let due = timelines[slot].nextTimerDue(geofences: geofences, settings: settings)
         if due != timers.due(of: slot) { timers.set(slot, due: due) }
     }
 
