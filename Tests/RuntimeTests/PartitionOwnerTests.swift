@@ -134,10 +134,9 @@ import Testing
         #expect(owner.pendingCount == 2)
     }
 
-    /// Users are encoded at the end of each fold round (the seal, which the driver waits for, then has
-    /// little left): a user changed in two rounds has two records in the transaction, the newer last,
-    /// and an aborted transaction drops what was encoded for it.
-    @Test func usersEncodedAfterEachRoundReachTheSealNewestLast() throws {
+    /// A seal encodes each user changed since the last one once, in its newest state (users topic and
+    /// changelog).
+    @Test func aSealEncodesEachChangedUserOnceInItsNewestState() throws {
         let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
                                    monotonic: 0)
         let now: UnixMillis = 1_767_225_700_000
@@ -145,25 +144,19 @@ import Testing
             owner.take(fix: record, round: round)
             owner.merge.confirmEnds(fixes: nil, commands: .init(end: 0, position: nil), round: round)
             Self.fold(owner)
-            owner.encodeChangedUsers(geofences: GeofenceTable(), now: now)
         }
         round(Self.fix(0, second: 2), 1)
         round(Self.fix(1, second: 3), 2)
         let batch = owner.seal(geofences: GeofenceTable(), now: now)
         let userRecords = batch.changelog.filter { $0.key == Array("u1".utf8) }
-        #expect(userRecords.count == 2)
+        #expect(userRecords.count == 1)
         let newest = try TimelineCodec.decode(try #require(userRecords.last?.value))
-        #expect(newest.newestTime == 1_767_225_603_000, "the last record holds the state after both fixes")
+        #expect(newest.newestTime == 1_767_225_603_000, "the record holds the state after both fixes")
         #expect(newest.tail.count == 2)
-        #expect(batch.output.users.count == 2)
+        #expect(batch.output.users.count == 1)
         #expect(batch.changelog.last?.key == PartitionCheckpoint.key)
 
         #expect(owner.seal(geofences: GeofenceTable(), now: now).changelog.allSatisfy { $0.key != Array("u1".utf8) },
                 "nothing changed since the last seal")
-
-        round(Self.fix(2, second: 4), 3)
-        owner.dropUncommitted()
-        #expect(owner.seal(geofences: GeofenceTable(), now: now).changelog.allSatisfy { $0.key != Array("u1".utf8) },
-                "an abort forgets the records encoded for the transaction")
     }
 }

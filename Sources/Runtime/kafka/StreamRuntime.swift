@@ -246,7 +246,6 @@ public final class StreamRuntime {
             case .none:
                 owner.foldReady(geofences: geofences, now: now, monotonic: monotonic, source: topics)
                 if idle > 0 { owner.advanceIfIdle(now: now, idle: idle, geofences: geofences) }
-                owner.encodeChangedUsers(geofences: geofences, now: now)
             }
         }
         reportRotatedSnapshots()
