@@ -1,7 +1,6 @@
 import Codec
 import Domain
 import LZ4IO
-import RocksDBIO
 
 #if canImport(Glibc)
 import Glibc
