@@ -12,13 +12,13 @@ enum HistoryStoresSideBySide {
     /// Fresh stores `directory/partition-0` … `partition-(count-1)`. If one cannot be opened, the others
     /// are removed again and its error is thrown.
     static func open(_ count: Int, in directory: String) throws -> [RocksHistoryStore] {
-        let opened = Slots<Result<RocksHistoryStore, any Error>>(count: count)
+        let opened = RoundResults<Result<RocksHistoryStore, any Error>>(count: count)
         run(count) { index in
-            opened[index] = Result {
+            opened.store(Result {
                 try RocksHistoryStore(directory: directory + "/partition-\(index)", fresh: true, recordsChanges: false)
-            }
+            }, at: index)
         }
-        let results = (0..<count).map { opened[$0]! }
+        let results = opened.take()
         if let failure = results.first(where: { if case .failure = $0 { true } else { false } }) {
             remove(results.compactMap { try? $0.get() })
             _ = try failure.get()
@@ -45,26 +45,5 @@ enum HistoryStoresSideBySide {
             }.start()
         }
         group.wait()
-    }
-}
-
-/// One value per index, each written by one thread and read once every thread has been joined.
-private final class Slots<Value>: @unchecked Sendable {
-    // Safe: each index is written by one thread only, and read only after the writers are joined.
-    private let storage: UnsafeMutableBufferPointer<Value?>
-
-    init(count: Int) {
-        storage = .allocate(capacity: count)
-        storage.initialize(repeating: nil)
-    }
-
-    deinit {
-        storage.deinitialize()
-        storage.deallocate()
-    }
-
-    subscript(index: Int) -> Value? {
-        get { storage[index] }
-        set { storage[index] = newValue }
     }
 }
