@@ -232,10 +232,7 @@ public final class StreamRuntime {
         let directory = snapshotDirectory
         let horizon = options.settings.replayHorizon
         let clock = self.clock
-        if ordered.contains(where: { if case .ready = $0.snapshotHold { true } else { false } }) {
-            try? ReplayJob.makeDirectory(options.stateDirectory)
-            try? ReplayJob.makeDirectory(directory)
-        }
+        // (The snapshot directory exists: each partition's restore made it for its history store.)
         foldThreads.run(items: ordered.count) { index in
             let owner = ordered[index]
             switch owner.snapshotHold {
