@@ -189,6 +189,69 @@ struct PipelineFailureTests {
         #expect(runtime.metrics.snapshot.transactionsAborted >= 1, "the zombie's transaction was refused")
     }
 
+    /// Outputs folded while no transaction commits go into the open one at once; the commit after
+    /// the seal sends the rest. Off, everything goes at the seal. Either way: each event once.
+    @Test(arguments: [true, false])
+    func outputsSentEarlyAreCommittedWithTheirTransaction(early: Bool) throws {
+        let harness = try FakeBrokerHarness(seed: 28)
+        let runtime = harness.start(instance: "a") { $0.sendOutputsEarly = early }
+        #expect(harness.waitUntilCommitted([runtime]))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        let values = runtime.metrics.snapshot
+        if early {
+            #expect(values.outputsSentEarly > 0, "outputs went into the open transaction before its seal")
+        } else {
+            #expect(values.outputsSentEarly == 0)
+        }
+        #expect(values.transactionsAborted == 0)
+        try assertExactlyOnce(harness, "outputs sent early: \(early)")
+    }
+
+    /// An early send that fails (here a record the producer refused to queue, which leaves the
+    /// transaction itself usable) aborts its transaction at the seal: committing it would lose that
+    /// output. Everything folded since the last commit is folded again.
+    @Test func anEarlySendThatFailsAbortsItsTransactionAndLosesNothing() throws {
+        let harness = try FakeBrokerHarness(seed: 29)
+        let broker = harness.broker
+        let armed = CallCounter()
+        for _ in 0..<3 {
+            broker.onNext(.begin) {
+                guard armed.next() == 3 else { return }
+                broker.failNext(.produce, with: KafkaError(code: .unknown, message: "injected: record not queued"))
+            }
+        }
+        let runtime = harness.start(instance: "a")
+        #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.logs.contains { $0.contains("early outputs not sent") }, "the failure hit an early send")
+        #expect(runtime.metrics.snapshot.transactionsAborted >= 1)
+        try assertExactlyOnce(harness, "failed early send")
+    }
+
+    /// A partition lost while its outputs sit in the open transaction: they must not be committed
+    /// without its state, so that transaction is aborted and the partitions kept are folded again.
+    @Test func partitionsLostWithOutputsInTheOpenTransactionAbortIt() throws {
+        let harness = try FakeBrokerHarness(seed: 30)
+        let broker = harness.broker
+        let lost = [harness.partition(2)]
+        let armed = CallCounter()
+        for _ in 0..<3 {
+            broker.onNext(.begin) {
+                if armed.next() == 3 { broker.lose(lost) }
+            }
+        }
+        let runtime = harness.start(instance: "a")
+        #expect(harness.wait { runtime.metrics.snapshot.partitionsLost > 0 }, "the assignment was lost")
+        broker.assignAgain(lost)
+        #expect(harness.waitUntilCommitted([runtime]))
+        #expect(runtime.halt())
+        #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
+        #expect(runtime.metrics.snapshot.transactionsAborted >= 1, "the open transaction was undone")
+        try assertExactlyOnce(harness, "lost partitions with early outputs")
+    }
+
     @discardableResult
     func losePartition(during operation: InMemoryBroker.Operation, seed: UInt64) throws
         -> KafkaRuntimeHarness.RunningRuntime

@@ -28,6 +28,9 @@ public struct RuntimeOptions: Sendable {
     /// Inputs fetched but not folded, per partition, at which its fetching is paused (resumed at
     /// half). Default: 20,000.
     public var maxPendingInputs = 20_000
+    /// Whether outputs folded while no transaction commits are sent into the open transaction at once
+    /// rather than at its seal (`StreamRuntime.sendOutputsEarly`). Off: all at the seal, as before.
+    public var sendOutputsEarly = true
     /// Output bytes a transaction may gather while the previous one commits; at this bound the fold
     /// waits for the commit. Default: 32 MiB.
     public var maxTransactionBytes = 32 << 20

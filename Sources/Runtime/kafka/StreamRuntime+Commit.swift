@@ -36,6 +36,43 @@ extension StreamRuntime {
         lastSeal = now
     }
 
+    /// Hands the outputs folded since the last seal to the committer, which sends them into the open
+    /// transaction while the fold goes on, when no transaction is committing: the commit after the
+    /// next seal then has only the users and the changelog left to send, most outputs acknowledged.
+    /// They stay in that transaction, committed with the changelog and offsets of their inputs or
+    /// aborted with them.
+    func sendOutputsEarly() {
+        guard options.sendOutputsEarly, committer.acceptsEarly else { return }
+        var batches: [OutputBatch] = []
+        var records = 0
+        for partition in owners.keys.sorted() {
+            let owner = owners[partition]!
+            guard owner.output.recordCount > 0 else { continue }
+            var batch = OutputBatch(newlineSeparated: false)
+            swap(&batch, &owner.output)
+            records += batch.recordCount
+            batches.append(batch)
+            sentEarly.insert(partition)
+        }
+        guard !batches.isEmpty else { return }
+        committer.sendEarly(batches)
+        metrics.update { $0.outputsSentEarly += records }
+    }
+
+    /// Drops the outputs sent early into the open transaction, and with them all the work not yet
+    /// committed, which is then folded again from the partitions' committed state: for partitions
+    /// given up without a commit, whose early outputs must not be committed without their state.
+    func discardOpenTransaction() throws {
+        let discarded = committer.discardOpen()
+        if case let .fatal(error) = discarded { throw error }
+        if case .aborted = discarded {
+            log("transaction aborted: it held early outputs of work dropped without a commit")
+            metrics.update { $0.transactionsAborted += 1 }
+        }
+        sentEarly.removeAll()
+        dropUncommittedWork()
+    }
+
     /// Commits everything folded so far and waits for it (hand-over, snapshots, shutdown).
     func commitEverything() throws {
         try applyOutcome(waiting: true)
@@ -71,6 +108,7 @@ extension StreamRuntime {
     /// Applies how the transaction in flight ended, if it did (or, `waiting`, once it does).
     func applyOutcome(waiting: Bool) throws {
         guard let (receipt, outcome) = waiting ? committer.awaitOutcome() : committer.takeOutcome() else { return }
+        sentEarly.removeAll()  // committed or aborted with the transaction that ended
         switch outcome {
         case let .committed(seconds, committedAt, oversized, retries):
             // Committed: the history changes the changelog now holds may reach the local store.

@@ -26,7 +26,7 @@ extension StreamRuntime {
                 // generation and it is refused). The uncommitted work is dropped, and the partitions
                 // still owned are rebuilt from what was committed.
                 try applyOutcome(waiting: true)
-                dropUncommittedWork()
+                try discardOpenTransaction()
                 for partition in mine { retire(partition) }
                 try commandsReader.remove(mine.map { TopicPartition(topic: options.topics.tripCommands, partition: $0) })
                 try rebuildOwnedPartitions()
@@ -38,9 +38,15 @@ extension StreamRuntime {
             case let .assigned(partitions):
                 let mine = partitions.filter { $0.topic == options.topics.locations }.map(\.partition).sorted()
                 guard !mine.isEmpty else { continue }
-                for partition in mine where owners[partition] != nil {  // assigned again without a hand-over
+                let reassigned = mine.filter { owners[$0] != nil }  // assigned again without a hand-over
+                if !reassigned.isEmpty {
                     try applyOutcome(waiting: true)
-                    retire(partition)
+                    // Their uncommitted work is dropped: so must be what they sent early, and the
+                    // others' early outputs go with it (one transaction), their work folded again.
+                    let rebuildOthers = !sentEarly.isEmpty
+                    if rebuildOthers { try discardOpenTransaction() }
+                    for partition in reassigned { retire(partition) }
+                    if rebuildOthers { try rebuildOwnedPartitions() }
                 }
                 for (partition, owner) in try restore(mine) {
                     owners[partition] = owner

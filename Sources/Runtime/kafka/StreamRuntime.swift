@@ -49,6 +49,8 @@ public final class StreamRuntime {
     /// The owned-partition count last given to `metrics`.
     var reportedOwnedPartitions = 0
     var lastSeal = 0.0
+    /// Partitions whose outputs were sent early into the open transaction (see `sendOutputsEarly`).
+    var sentEarly = Set<Int32>()
     var lastSnapshot = 0.0
     var lastLagCheck = 0.0
     var consumed: [String: Int] = [:]
@@ -217,6 +219,7 @@ public final class StreamRuntime {
         }
         try applyBackpressure()
         try sealIfDue()
+        sendOutputsEarly()
         rotateSnapshots()
         if clock.monotonic() - lastLagCheck > 5 { updateLag() }
     }

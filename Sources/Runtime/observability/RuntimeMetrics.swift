@@ -13,6 +13,8 @@ public final class RuntimeMetrics: Sendable {
         public var inputsCommitted = 0
         /// Transaction calls repeated after a retriable error (coordinator moving, request timed out).
         public var transactionRetries = 0
+        /// Output records sent into the open transaction before its seal, while the fold went on.
+        public var outputsSentEarly = 0
         /// Threads folding owned partitions.
         public var foldThreads = 0
         /// Partitions whose fetching is paused because their fetched inputs reached the bound.
@@ -167,6 +169,9 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_transaction_retries_total", "counter",
                "Transaction calls repeated after a retriable error (coordinator moving, request timed out).",
                [("", "\(v.transactionRetries)")])
+        metric("tripstream_outputs_sent_early_total", "counter",
+               "Output records sent into the open transaction while the fold went on, before its seal.",
+               [("", "\(v.outputsSentEarly)")])
         metric("tripstream_fold_threads", "gauge", "Threads folding owned partitions.", [("", "\(v.foldThreads)")])
         metric("tripstream_paused_partitions", "gauge",
                "Partitions whose fetching is paused: their fetched inputs reached --max-pending-inputs.",

@@ -9,9 +9,15 @@ import KafkaIO
 /// One transaction in flight, one being folded: a producer has one open transaction, and the next
 /// one's outputs are only sent after this one committed, so the broker sees the transactions of an
 /// instance strictly one after the other, each with the state and offsets of exactly its inputs.
+///
+/// Between two commits the next transaction is open, and outputs folded meanwhile may be sent into
+/// it early (`sendEarly`) instead of at its seal: the producer's work and the broker's
+/// acknowledgements then overlap the fold, and the commit after the seal has less left to do. They
+/// belong to that transaction like the outputs sent at its seal: committed with its changelog and
+/// offsets, or aborted with them (`discardOpen` when the work they came from is dropped).
 final class TransactionCommitter: @unchecked Sendable {
-    // Unchecked: `sink` and `oversized` are used by the committer thread only, between `submit` and
-    // the outcome; the hand-over state is guarded by `condition`.
+    // Unchecked: `sink`, `isOpen`, `earlyFailure` and `earlyOversized` are used by the committer thread
+    // only; the hand-over state (`jobs`, `inFlight`, `finished`, ...) is guarded by `condition`.
     private let broker: any Broker
     private let configuration: KafkaConfiguration
     private let transactionalId: String
@@ -23,8 +29,24 @@ final class TransactionCommitter: @unchecked Sendable {
     let maximumRecordBytes: Int
 
     private let condition = NSCondition()
-    private var submitted: SealedTransaction?
+    private enum Job {
+        case early([OutputBatch])
+        case commit(SealedTransaction)
+        case discard
+    }
+    /// Jobs in the order given: early outputs always reach the producer before the seal that follows them.
+    private var jobs: [Job] = []
     private var inFlight = false
+    /// Early batches given and not yet sent to the producer.
+    private var earlyQueued = 0
+    /// Whether a discard was asked and has not yet run, and how the last one failed.
+    private var discardPending = false
+    private var discarded: CommitOutcome?
+    /// Committer thread only: whether a transaction is begun, the first error of an early send (the
+    /// transaction is then aborted at its seal), and early records replaced by dead letters.
+    private var isOpen = false
+    private var earlyFailure: (any Error)?
+    private var earlyOversized = 0
     private var finished: (receipt: TransactionReceipt, outcome: CommitOutcome)?
     private var stopping = false
     private var exited = false
@@ -59,10 +81,44 @@ final class TransactionCommitter: @unchecked Sendable {
     func submit(_ transaction: SealedTransaction) {
         condition.lock()
         precondition(!inFlight, "one transaction in flight at a time")
-        submitted = transaction
+        jobs.append(.commit(transaction))
         inFlight = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Whether outputs may be sent early now: no transaction is committing (its outputs would join it)
+    /// and the last early batch reached the producer (which bounds what waits here to one batch).
+    var acceptsEarly: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !inFlight && earlyQueued == 0
+    }
+
+    /// Sends outputs into the open transaction (beginning it if needed) on the committer thread; the
+    /// caller checked `acceptsEarly`. A failure shows at the next commit, which then aborts.
+    func sendEarly(_ outputs: [OutputBatch]) {
+        condition.lock()
+        precondition(!inFlight, "early outputs belong to the next transaction, not to the one committing")
+        jobs.append(.early(outputs))
+        earlyQueued += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Aborts the open transaction, dropping the outputs sent into it early, and waits until that is
+    /// done: for when the work they came from is dropped without a commit (partitions lost).
+    /// - Returns: `.aborted` if a transaction was open, `.fatal` if its producer could neither abort
+    ///   nor be replaced (the instance must stop), nil if none was open.
+    func discardOpen() -> CommitOutcome? {
+        condition.lock()
+        defer { condition.unlock() }
+        precondition(!inFlight, "a transaction in flight ends first")
+        jobs.append(.discard)
+        discardPending = true
+        condition.broadcast()
+        while discardPending { condition.wait() }
+        return discarded
     }
 
     /// The outcome of the transaction in flight if it ended (nil: none in flight, or still committing).
@@ -100,21 +156,59 @@ final class TransactionCommitter: @unchecked Sendable {
     private func serve() {
         while true {
             condition.lock()
-            while submitted == nil, !stopping { condition.wait() }
-            guard let transaction = submitted else {
+            while jobs.isEmpty, !stopping { condition.wait() }
+            guard !jobs.isEmpty else {
                 exited = true
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            submitted = nil
+            let job = jobs.removeFirst()
             condition.unlock()
 
-            let outcome = commit(transaction)
-            condition.lock()
-            finished = (TransactionReceipt(transaction), outcome)
-            condition.broadcast()
-            condition.unlock()
+            switch job {
+            case let .early(outputs):
+                sendEarlyOutputs(outputs)
+                condition.lock()
+                earlyQueued -= 1
+                condition.broadcast()
+                condition.unlock()
+            case let .commit(transaction):
+                let outcome = commit(transaction)
+                condition.lock()
+                finished = (TransactionReceipt(transaction), outcome)
+                condition.broadcast()
+                condition.unlock()
+            case .discard:
+                let outcome = isOpen
+                    ? abort(after: ReplayError("the work its early outputs came from was dropped"), started: clock.monotonic())
+                    : nil
+                isOpen = false
+                earlyFailure = nil
+                earlyOversized = 0
+                condition.lock()
+                discarded = outcome
+                discardPending = false
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    private func beginIfNeeded() throws {
+        guard !isOpen else { return }
+        try sink.begin()
+        isOpen = true
+    }
+
+    private func sendEarlyOutputs(_ outputs: [OutputBatch]) {
+        guard earlyFailure == nil else { return }  // the transaction aborts at its seal anyway
+        do {
+            try beginIfNeeded()
+            for batch in outputs { try produce(batch, oversized: &earlyOversized) }
+        } catch {
+            log("early outputs not sent (\(error)); their transaction aborts at its seal")
+            earlyFailure = error
         }
     }
 
@@ -122,10 +216,17 @@ final class TransactionCommitter: @unchecked Sendable {
 
     private func commit(_ transaction: SealedTransaction) -> CommitOutcome {
         let started = clock.monotonic()
-        var oversized = 0
+        var oversized = earlyOversized
         var retries = 0
+        defer {
+            // Committed or aborted, the next transaction starts afresh.
+            isOpen = false
+            earlyFailure = nil
+            earlyOversized = 0
+        }
         do {
-            try sink.begin()
+            if let earlyFailure { throw earlyFailure }
+            try beginIfNeeded()
             // Outputs first, durable before the state that covers them: a broker that cannot abort
             // (librdkafka's mock) may then repeat outputs after a crash, never lose them.
             try produce(transaction.shared, oversized: &oversized)
