@@ -40,6 +40,9 @@ enum BenchCommand {
             .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
             .value("pipeline-threads", valueName: "n,...",
                    help: "Fold thread counts the pipeline is measured with, each on a fresh broker; default: 1 and the cores available."),
+            .value("latency-rate", valueName: "fixes/s",
+                   help: "Fixes per second of the pipeline's latency probe; default: half the throughput measured. "
+                       + "A fixed rate compares two builds at the same load."),
             .flag("history", help: "Only measure what the replay horizon costs: memory and disk per user, a late "
                 + "buffer's refold, restore time."),
             .value("history-users", valueName: "count", help: "Users of the --history measurement.", default: "20000"),

@@ -48,10 +48,15 @@ enum PipelineBench {
             first.stop()
             throw CommandFailure("the pipeline committed nothing within 10 minutes: no latency to measure")
         }
-        let latency = try measureLatency(cluster: cluster, topics: topics, rate: ours / 2, seconds: 10, metrics: first.metrics)
+        let fixedRate = try parsed.optional("latency-rate") { option throws(CommandLineError) in
+            try parsed.int(option, in: 1...10_000_000)
+        }
+        let rate = fixedRate.map(Double.init) ?? ours / 2
+        let latency = try measureLatency(cluster: cluster, topics: topics, rate: rate, seconds: 10, metrics: first.metrics)
         let commits = first.metrics.snapshot.commitSeconds
         Terminal.output("commits         \(commits.count.grouped) transactions, mean \(Int(1000 * commits.sum / Double(max(commits.count, 1)))) ms each (committed while the next one is folded)")
-        Terminal.output("latency         at \(Int(ours / 2).grouped) fixes/s (half load): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events)")
+        let load = fixedRate == nil ? "half load" : "--latency-rate"
+        Terminal.output("latency         at \(Int(rate).grouped) fixes/s (\(load)): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events)")
         let committed = latency.committed
         func bound(_ fraction: Double) -> String {
             guard let seconds = committed.quantileBound(fraction) else { return "-" }
