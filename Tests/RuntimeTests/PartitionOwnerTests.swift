@@ -147,7 +147,7 @@ import Testing
         }
         round(Self.fix(0, second: 2), 1)
         round(Self.fix(1, second: 3), 2)
-        let batch = owner.seal(geofences: GeofenceTable(), now: now)
+        let batch = owner.seal(geofences: GeofenceTable(), now: now, horizon: FoldSettings().replayHorizon)
         let userRecords = batch.changelog.filter { $0.key == Array("u1".utf8) }
         #expect(userRecords.count == 1)
         let newest = try TimelineCodec.decode(try #require(userRecords.last?.value))
@@ -156,7 +156,7 @@ import Testing
         #expect(batch.output.users.count == 1)
         #expect(batch.changelog.last?.key == PartitionCheckpoint.key)
 
-        #expect(owner.seal(geofences: GeofenceTable(), now: now).changelog.allSatisfy { $0.key != Array("u1".utf8) },
+        #expect(owner.seal(geofences: GeofenceTable(), now: now, horizon: FoldSettings().replayHorizon).changelog.allSatisfy { $0.key != Array("u1".utf8) },
                 "nothing changed since the last seal")
     }
 }

@@ -95,9 +95,10 @@ extension StreamRuntime {
         let dirty = owners.keys.sorted().compactMap { owners[$0]!.dirty ? owners[$0]! : nil }
         let geofences = geofenceFeed.table
         let now = clock.now()
+        let horizon = options.settings.replayHorizon
         let batches = RoundResults<PartitionBatch>(count: dirty.count)
         foldThreads.run(items: dirty.count) { index in
-            batches.store(dirty[index].seal(geofences: geofences, now: now), at: index)
+            batches.store(dirty[index].seal(geofences: geofences, now: now, horizon: horizon), at: index)
         }
         var shared = OutputBatch(newlineSeparated: false)
         swap(&shared, &sharedOutput)
@@ -116,7 +117,11 @@ extension StreamRuntime {
                 guard let owner = owners[part.partition], ObjectIdentifier(owner) == part.owner else { continue }
                 try owner.history.commit(through: part.historyGeneration)
                 owner.sealedUncommitted = false
+                if case let .sealed(image, checkpoint) = owner.snapshotCapture {
+                    owner.snapshotCapture = .committed(image: image, checkpoint: checkpoint)
+                }
             }
+            writeCommittedImages()
             oversizedOutputs += oversized
             metrics.update { values in
                 values.transactionsCommitted += 1
@@ -224,6 +229,7 @@ extension StreamRuntime {
         }
         let chosen = owners.keys.sorted().filter { partitions?.contains($0) ?? true }.map { owners[$0]! }
         guard !chosen.isEmpty else { return }
+        snapshotWriter.waitUntilIdle()  // one writer per snapshot file
         let changelog = chosen.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
         let ends: [TopicPartition: Int64]
         do {
@@ -242,10 +248,16 @@ extension StreamRuntime {
                 owner.snapshotResult = .failed("the changelog's end is unknown")
                 return
             }
-            owner.writeHeldSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
-                                    monotonic: { clock.monotonic() })
+            owner.writeSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
+                                monotonic: { clock.monotonic() })
         }
-        reportRotatedSnapshots()
+        for owner in chosen {
+            switch owner.takeSnapshotResult() {
+            case let .written(seconds)?: metrics.update { $0.snapshotSeconds.observe(seconds) }
+            case let .failed(reason)?: log("warning: snapshot of partition \(owner.partition) not written: \(reason)")
+            case nil: break
+            }
+        }
     }
 
     func publishCounters() {

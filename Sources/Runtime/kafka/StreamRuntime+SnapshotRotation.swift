@@ -1,64 +1,84 @@
 import Domain
 import KafkaIO
 
-/// Periodic snapshots without stopping the fold: one partition at a time is held (its inputs wait
-/// in its merge, the other partitions fold on), its last transaction commits, and then, its memory
-/// equal to its changelog, a fold thread writes its snapshot in place of a fold round and lets it go.
+/// Periodic snapshots without stopping any partition: one partition at a time, its fold is imaged at
+/// a seal (a copy of a value, sharing storage until the fold changes it), and once the transaction
+/// sealed with it committed, that image is exactly what the partition's changelog holds up to its
+/// end: the `SnapshotWriter` thread encodes and writes it while the partition folds on.
 ///
 /// Writing every partition at once after committing everything stalled the whole instance for the
-/// commit and the encoding of every user, every `snapshotInterval`: a second in which no input of
-/// any partition was folded. Here only the held partition's inputs wait, about one commit longer.
+/// commit and the encoding of every user, every `snapshotInterval`. Holding one partition until its
+/// last transaction committed and writing its snapshot on its fold thread instead still made that
+/// partition's inputs wait a commit and an encoding: at 50,000 fixes/s that alone doubled the p99
+/// input-to-commit latency (`bench --pipeline --latency-rate 50000`, snapshots every 30 s against
+/// none within the probe's 10 s).
 extension StreamRuntime {
-    /// Seconds a held partition, once clean, may wait for its changelog's end before it folds on
-    /// without a snapshot: half the interval, from 1 to 10 s. (Until it is clean it waits for its
-    /// last transaction, which commits, or aborts and rebuilds the partition.)
-    var longestSnapshotHold: Double { min(10, max(1, Double(options.snapshotInterval) / 2000)) }
-
-    /// Holds the partition whose snapshot is oldest once it is `snapshotInterval` old, at most one at
-    /// a time and one per `snapshotInterval / owned partitions`, so the snapshots spread over the
-    /// interval; then asks where the changelog of each held partition ends once it is clean.
+    /// Chooses the partition whose snapshot is oldest once it is `snapshotInterval` old, at most one
+    /// at a time and one per `snapshotInterval / owned partitions`, so the snapshots spread over the
+    /// interval. A clean partition (nothing folded since its last commit) is imaged at once; another
+    /// at its next seal.
     func rotateSnapshots() {
         guard !owners.isEmpty else { return }
         let now = clock.monotonic()
         let interval = Double(options.snapshotInterval) / 1000
-        if !owners.values.contains(where: { $0.snapshotHold != .none }),
+        if !snapshotWriter.isBusy, !owners.values.contains(where: { $0.snapshotCapture != .none }),
             now - lastSnapshot >= interval / Double(owners.count),
             let oldest = owners.values.min(by: { ($0.lastSnapshotAt, $0.partition) < ($1.lastSnapshotAt, $1.partition) }),
             now - oldest.lastSnapshotAt >= interval
         {
-            oldest.snapshotHold = .waiting
-            oldest.heldSince = now
             lastSnapshot = now
+            oldest.snapshotCapture = .atNextSeal
         }
-        // A partition is never held long: if its changelog's end cannot be learned (the broker refuses
-        // the request), it folds on and its snapshot waits for the next interval.
-        for owner in owners.values where owner.snapshotHold != .none && now - (owner.heldCleanSince ?? now) > longestSnapshotHold {
-            log("warning: snapshot of partition \(owner.partition) not written: its changelog's end was not known "
-                + "within \(Int(longestSnapshotHold)) s; retrying in \(options.snapshotInterval / 1000) s")
-            owner.releaseSnapshotHold(at: now)
+        // One waiting for a seal that is clean (it went quiet) has nothing to seal: imaged now. Nothing
+        // of it is uncommitted or in flight, and nothing is written to its changelog before the next
+        // seal, which this driver makes after asking for the end.
+        var imaged = false
+        for owner in owners.values where owner.snapshotCapture == .atNextSeal && !owner.dirty && !owner.sealedUncommitted {
+            owner.imageWhenClean(horizon: options.settings.replayHorizon)
+            imaged = true
+        }
+        if imaged { writeCommittedImages() }
+    }
+
+    /// Hands the committed images to the writer with the changelog ends they cover (one request).
+    /// A partition whose end cannot be learned (the broker refuses the request) folds on, and its
+    /// snapshot waits for the next interval.
+    func writeCommittedImages() {
+        let committed = owners.keys.sorted().compactMap { partition -> PartitionOwner? in
+            guard case .committed = owners[partition]!.snapshotCapture else { return nil }
+            return owners[partition]!
+        }
+        guard !committed.isEmpty else { return }
+        let now = clock.monotonic()
+        let changelog = committed.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
+        let ends = try? endProbe.endOffsets(changelog, timeout: .seconds(1))
+        for (owner, topicPartition) in zip(committed, changelog) {
+            guard case let .committed(image, checkpoint) = owner.snapshotCapture else { continue }
+            owner.snapshotCapture = .none
             owner.lastSnapshotAt = now
-        }
-        // Clean (nothing folded since its last seal) and nothing of it in flight: its memory is what
-        // its changelog holds, and nothing more is written to that changelog partition while it is held.
-        let clean = owners.values.filter { $0.snapshotHold == .waiting && !$0.dirty && !$0.sealedUncommitted }
-        guard !clean.isEmpty else { return }
-        for owner in clean where owner.heldCleanSince == nil { owner.heldCleanSince = now }
-        let changelog = clean.map { TopicPartition(topic: options.topics.stateChangelog, partition: $0.partition) }
-        guard let ends = try? endProbe.endOffsets(changelog, timeout: .seconds(1)) else { return }  // asked again next round
-        for owner in clean {
-            if let end = ends[TopicPartition(topic: options.topics.stateChangelog, partition: owner.partition)] {
-                owner.snapshotHold = .ready(changelogEnd: end)
+            guard let end = ends?[topicPartition] else {
+                log("warning: snapshot of partition \(owner.partition) not written: its changelog's end is unknown; "
+                    + "retrying in \(options.snapshotInterval / 1000) s")
+                continue
             }
+            do {
+                // The snapshot claims the history store as of its image: the store holds at least that.
+                try owner.history.synchronize()
+            } catch {
+                log("warning: snapshot of partition \(owner.partition) not written: \(error)")
+                continue
+            }
+            snapshotWriter.submit(.init(partition: owner.partition, image: image, checkpoint: checkpoint,
+                                        changelogEnd: end, directory: snapshotDirectory))
         }
     }
 
-    /// After a fold round: what the snapshots written in it took, or why they failed.
+    /// What the snapshots written since the last call took, or why they failed.
     func reportRotatedSnapshots() {
-        for owner in owners.values {
-            guard let result = owner.takeSnapshotResult() else { continue }
-            switch result {
-            case let .written(seconds): metrics.update { $0.snapshotSeconds.observe(seconds) }
-            case let .failed(reason): log("warning: snapshot of partition \(owner.partition) not written: \(reason)")
+        for result in snapshotWriter.takeResults() {
+            switch result.outcome {
+            case let .success(seconds): metrics.update { $0.snapshotSeconds.observe(seconds) }
+            case let .failure(reason): log("warning: snapshot of partition \(result.partition) not written: \(reason)")
             }
         }
     }
@@ -66,30 +86,46 @@ extension StreamRuntime {
 
 extension PartitionOwner {
     /// Where a partition is in the snapshot rotation.
-    enum SnapshotHold: Equatable {
+    enum SnapshotCapture: Equatable {
         case none
-        /// Not folded until its last transaction committed and its changelog's end is known.
-        case waiting
-        /// Clean at this changelog end: the next fold round writes its snapshot instead of folding it.
-        case ready(changelogEnd: Int64)
+        /// Imaged at its next seal.
+        case atNextSeal
+        /// Imaged at a seal whose transaction has not committed yet.
+        case sealed(image: PartitionFold, checkpoint: PartitionCheckpoint)
+        /// Imaged as its changelog holds it (committed): waits for the changelog's end.
+        case committed(image: PartitionFold, checkpoint: PartitionCheckpoint)
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            switch (lhs, rhs) {
+            case (.none, .none), (.atNextSeal, .atNextSeal), (.sealed, .sealed), (.committed, .committed): true
+            default: false
+            }
+        }
     }
 
-    enum SnapshotResult {
-        case written(seconds: Double)
-        case failed(String)
+    /// Users idle beyond the horizon leave memory before an image (their state goes to the local
+    /// store; the snapshot no longer holds them). Their state is committed already (they were not
+    /// touched since the last seal): the store's writes join the generation being folded.
+    func evictIdleUsers(horizon: Int64) -> Int {
+        let streamTime = processor.fold.streamTime
+        guard streamTime != .min else { return 0 }
+        return processor.fold.evictIdleUsers(before: streamTime - horizon)
     }
 
-    /// Writes the snapshot of a partition held clean at `changelogEnd` (on its fold thread): users idle
-    /// beyond the horizon leave memory first (their state goes to the local store, written before the
-    /// snapshot that no longer holds them), and the history store is made durable before the
-    /// snapshot claims it.
-    func writeHeldSnapshot(changelogEnd: Int64, directory: String, horizon: Int64, monotonic: () -> Double) {
+    /// Images a clean partition now (nothing uncommitted): its evictions go to the store at once.
+    func imageWhenClean(horizon: Int64) {
+        if evictIdleUsers(horizon: horizon) > 0 {
+            do { try history.commit() } catch { return }  // the store's failure is reported by the next seal
+        }
+        snapshotCapture = .committed(image: processor.fold, checkpoint: checkpoint)
+    }
+
+    /// Writes the snapshot of a partition whose memory equals its changelog up to `changelogEnd` (all
+    /// committed: hand-over and shutdown), on a fold thread.
+    func writeSnapshot(changelogEnd: Int64, directory: String, horizon: Int64, monotonic: () -> Double) {
         let started = monotonic()
         do {
-            let streamTime = processor.fold.streamTime
-            if streamTime != .min, processor.fold.evictIdleUsers(before: streamTime - horizon) > 0 {
-                try history.commit()
-            }
+            if evictIdleUsers(horizon: horizon) > 0 { try history.commit() }
             try history.synchronize()
             let snapshot = PartitionSnapshot(partition: partition, changelogOffset: changelogEnd, checkpoint: checkpoint,
                                              timelines: processor.fold.allTimelines().map(\.parts))
@@ -99,15 +135,12 @@ extension PartitionOwner {
             snapshotResult = .failed("\(error)")
         }
         lastSnapshotAt = started
-        releaseSnapshotHold(at: monotonic())
+        snapshotCapture = .none
     }
 
-    /// Lets a held partition fold again.
-    func releaseSnapshotHold(at now: Double) {
-        guard snapshotHold != .none else { return }
-        merge.excuse(now - heldSince)  // its heads waited for the snapshot, not for a silent stream
-        snapshotHold = .none
-        heldCleanSince = nil
+    enum SnapshotResult {
+        case written(seconds: Double)
+        case failed(String)
     }
 
     func takeSnapshotResult() -> SnapshotResult? {

@@ -27,6 +27,7 @@ public final class StreamRuntime {
     var commandsReader: (any PartitionReader)!
     var endProbe: (any PartitionReader)!
     var foldThreads: ForkJoinThreads!
+    var snapshotWriter: SnapshotWriter!
     /// Counts polls: inputs remember the round that took them (see `StreamMerge`).
     var pollRound: UInt64 = 0
     var geofenceFeed: GeofenceFeed!
@@ -108,6 +109,8 @@ public final class StreamRuntime {
             broker: broker, configuration: options.transactionalProducerConfiguration,
             transactionalId: options.transactionalId, topics: options.topics, clock: clock, log: log)
         foldThreads = ForkJoinThreads(count: max(1, options.threads))
+        let clock = self.clock
+        snapshotWriter = SnapshotWriter(monotonic: { clock.monotonic() })
 
         // A broker holds a fetch that finds nothing for up to fetch.wait.max.ms. Kafka answers early
         // when data arrives; librdkafka's mock (the dev broker) does not, so its default 500 ms would be
@@ -232,21 +235,10 @@ public final class StreamRuntime {
         let idle = options.idleAdvance
         let now = clock.now()
         let monotonic = clock.monotonic()
-        let directory = snapshotDirectory
-        let horizon = options.settings.replayHorizon
-        let clock = self.clock
-        // (The snapshot directory exists: each partition's restore made it for its history store.)
         foldThreads.run(items: ordered.count) { index in
             let owner = ordered[index]
-            switch owner.snapshotHold {
-            case .waiting: return  // held for its snapshot: its memory must stay what its changelog holds
-            case let .ready(end):
-                owner.writeHeldSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
-                                        monotonic: { clock.monotonic() })
-            case .none:
-                owner.foldReady(geofences: geofences, now: now, monotonic: monotonic, source: topics)
-                if idle > 0 { owner.advanceIfIdle(now: now, idle: idle, geofences: geofences) }
-            }
+            owner.foldReady(geofences: geofences, now: now, monotonic: monotonic, source: topics)
+            if idle > 0 { owner.advanceIfIdle(now: now, idle: idle, geofences: geofences) }
         }
         reportRotatedSnapshots()
     }
@@ -341,6 +333,7 @@ public final class StreamRuntime {
         try? endProbe?.close()
         geofenceFeed?.close()
         foldThreads?.stop()
+        snapshotWriter?.stop()
         committer?.stop()
         log("stopped")
     }

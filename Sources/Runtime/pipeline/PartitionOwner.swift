@@ -31,12 +31,10 @@ final class PartitionOwner: @unchecked Sendable {
     private var unsealedInputs = 0
     /// Whether a transaction holding this partition's changes is sealed but not yet committed.
     var sealedUncommitted = false
-    /// The snapshot rotation (`StreamRuntime+SnapshotRotation`): whether the partition is held, when its
-    /// last snapshot was written (monotonic seconds; when it was taken, before its first), and how
-    /// the last one written in a fold round went.
-    var snapshotHold = SnapshotHold.none
-    var heldSince = 0.0
-    var heldCleanSince: Double?
+    /// The snapshot rotation (`StreamRuntime+SnapshotRotation`): whether the partition is imaged for
+    /// its snapshot, when its last snapshot was taken (monotonic seconds; when the partition was
+    /// taken, before its first), and how the last one written on a fold thread went.
+    var snapshotCapture = SnapshotCapture.none
     var lastSnapshotAt: Double
     var snapshotResult: SnapshotResult?
     /// Whether the consumer was told to stop fetching this partition (its merge holds too much).
@@ -128,7 +126,9 @@ final class PartitionOwner: @unchecked Sendable {
     /// checkpoint follow. (Encoding them at the end of every fold round instead, so that the driver
     /// waits less here, cost a fifth of the pipeline's throughput: `bench --pipeline`, 132k/138k
     /// against 108k/117k fixes/s at --threads 1, 176k against 132k at 2.)
-    func seal(geofences: GeofenceTable, now: UnixMillis) -> PartitionBatch {
+    func seal(geofences: GeofenceTable, now: UnixMillis, horizon: Int64) -> PartitionBatch {
+        let imaged = snapshotCapture == .atNextSeal
+        if imaged { _ = evictIdleUsers(horizon: horizon) }  // before the touched users are taken
         var changelog: [ChangelogRecord] = []
         for timeline in processor.flushUsers(geofences: geofences, now: now, into: &output) {
             changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline.parts)))
@@ -143,6 +143,9 @@ final class PartitionOwner: @unchecked Sendable {
         unsealedInputs = 0
         dirty = false
         sealedUncommitted = true
+        // What the changelog holds once this transaction committed (a copy sharing storage until the
+        // fold changes it).
+        if imaged { snapshotCapture = .sealed(image: processor.fold, checkpoint: checkpoint) }
         return PartitionBatch(
             partition: partition, owner: ObjectIdentifier(self), output: sealed, changelog: changelog,
             historyGeneration: history.seal(), offsets: hasProgress ? (locationsOffset, commandsOffset) : nil,
@@ -151,6 +154,7 @@ final class PartitionOwner: @unchecked Sendable {
 
     /// Forgets what was folded since the last commit (the transaction was aborted or the partition lost).
     func dropUncommitted() {
+        if case .sealed = snapshotCapture { snapshotCapture = .none }  // an image of work now undone
         output.removeAll()
         history.discard()
         uncommittedTimestamps.removeAll(keepingCapacity: true)

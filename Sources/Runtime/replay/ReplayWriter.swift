@@ -34,6 +34,13 @@ final class ReplayWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether a write is in flight.
+    var isBusy: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return busy
+    }
+
     /// Waits until no write is in flight.
     /// - Throws: the first error a write threw.
     func wait() throws {

@@ -1,0 +1,75 @@
+import Domain
+import Synchronization
+
+/// Writes partition snapshots on a thread of its own, from images of partitions' folds taken at a
+/// seal (`PartitionFold` is a value: the image shares its storage with the live fold until the fold
+/// changes it, then each keeps its own): the partition folds on while its snapshot is encoded and
+/// written, and no fold round waits for it.
+///
+/// One job at a time, as the rotation asks for one partition at a time (the thread is a
+/// `ReplayWriter`'s: one job in flight, run in submission order); the driver collects the results.
+final class SnapshotWriter: Sendable {
+    struct Job: Sendable {
+        let partition: Int32
+        let image: PartitionFold
+        let checkpoint: PartitionCheckpoint
+        /// The changelog's end once the transaction sealed with the image committed: what the image covers.
+        let changelogEnd: Int64
+        let directory: String
+    }
+
+    struct Result: Sendable {
+        let partition: Int32
+        /// Seconds it took, or why it failed.
+        let outcome: Swift.Result<Double, ReplayError>
+    }
+
+    private let thread = ReplayWriter()
+    private let results = Mutex<[Result]>([])
+    private let monotonic: @Sendable () -> Double
+
+    init(monotonic: @escaping @Sendable () -> Double) {
+        self.monotonic = monotonic
+    }
+
+    /// Whether a snapshot is being written.
+    var isBusy: Bool { thread.isBusy }
+
+    /// Writes `job` once the snapshot in progress (if any) is written.
+    func submit(_ job: Job) {
+        // The jobs never throw (a failure is a result), so neither does the thread.
+        try? thread.submit { [self] in
+            let result = Result(partition: job.partition, outcome: write(job))
+            results.withLock { $0.append(result) }
+        }
+    }
+
+    /// Waits until the snapshot in progress (if any) is written: before snapshots are written elsewhere.
+    func waitUntilIdle() { try? thread.wait() }
+
+    func takeResults() -> [Result] {
+        results.withLock { results in
+            defer { results.removeAll() }
+            return results
+        }
+    }
+
+    /// Writes the snapshot in progress, then ends the thread.
+    func stop() {
+        waitUntilIdle()
+        thread.stop()
+    }
+
+    private func write(_ job: Job) -> Swift.Result<Double, ReplayError> {
+        let started = monotonic()
+        do {
+            let snapshot = PartitionSnapshot(partition: job.partition, changelogOffset: job.changelogEnd,
+                                             checkpoint: job.checkpoint,
+                                             timelines: job.image.allTimelines().map(\.parts))
+            try snapshot.write(directory: job.directory)
+            return .success(monotonic() - started)
+        } catch {
+            return .failure(ReplayError("\(error)"))
+        }
+    }
+}
