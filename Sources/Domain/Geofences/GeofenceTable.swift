@@ -30,6 +30,9 @@ public struct GeofenceTable: Sendable {
 
     public init() {}
 
+    /// A table without geofences, shared: a placeholder allocated once.
+    static let empty = GeofenceTable()
+
     public init(_ geofences: [Geofence]) {
         self.init()
         for geofence in geofences { upsert(geofence) }
@@ -47,6 +50,11 @@ public struct GeofenceTable: Sendable {
     public var fingerprint: UInt64 { storage.fingerprint }
 
     public var count: Int { storage.slotByID.count }
+
+    /// Whether `other` is this very table, not merely an equal one: one storage (every change makes
+    /// the storage unique first, so tables sharing one are the same). Comparing costs no reference
+    /// count, where assigning a table retains its storage.
+    func isSameTable(as other: GeofenceTable) -> Bool { storage === other.storage }
 
     public func geofence(_ id: GeofenceID) -> Geofence? {
         guard let slot = storage.slotByID[id.rawValue] else { return nil }
