@@ -78,8 +78,8 @@ import Testing
         changed.remove(store.id)  // between batches: the store is gone, u1's visit ends
         send("u1", 3, north: 0, changed)
         send("u3", 4, north: 0, changed)  // the same table again: nothing to enter
-        #expect(events.map { "\($0.userId) \($0.type.rawValue) \($0.geofence?.externalId ?? "")" } == [
-            "u1 user.entered_geofence g1", "u2 user.entered_geofence g2", "u1 user.exited_geofence g1",
+        #expect(events.map { "\($0.userId) \($0.type) \($0.geofence?.externalId ?? "")" } == [
+            "u1 enteredGeofence g1", "u2 enteredGeofence g2", "u1 exitedGeofence g1",
         ])
         // The caller's table, changed after the batches, is not the table the fold had folded with.
         #expect(withStore.count == 1 && withBoth.count == 2 && changed.count == 1)
