@@ -54,6 +54,37 @@ import Testing
         #expect(shuffled.upserted().map(\.deviceId) == ordered.upserted().map(\.deviceId))
     }
 
+    /// The partition keeps one fold context for all its steps, aimed at each in place: every step
+    /// still folds with the table it is given, whether the table changes within a batch (another
+    /// table for the next fix), between batches, or stays the same, and the user's id in the events
+    /// is the user's of that step.
+    @Test func everyStepFoldsWithTheTableAndUserItIsGiven() {
+        let store = World.circle("store", "g1", at: Self.o, radius: 150)
+        let depot = World.circle("depot", "g2", at: World.offset(Self.o, north: 2_000, east: 0), radius: 150)
+        let withStore = GeofenceTable([store])
+        var withBoth = withStore
+        withBoth.upsert(depot)
+        var fold = PartitionFold()
+        var events: [Event] = []
+        func send(_ user: String, _ seconds: Int64, north: Double, _ table: GeofenceTable) {
+            let fix = World.fix(user, at: seconds, World.offset(Self.o, north: north, east: 0), accuracy: 10)
+            _ = fold.process(fix, geofences: table, processingTime: fix.createdAt, events: &events)
+        }
+        send("u1", 0, north: 0, withStore)  // enters the store
+        send("u2", 1, north: 2_000, withStore)  // the depot is not in this table
+        send("u2", 2, north: 2_000, withBoth)  // another table within the batch: enters the depot
+        fold.settle(geofences: withBoth, processingTime: World.t0 + 2_000, events: &events)
+        var changed = withBoth
+        changed.remove(store.id)  // between batches: the store is gone, u1's visit ends
+        send("u1", 3, north: 0, changed)
+        send("u3", 4, north: 0, changed)  // the same table again: nothing to enter
+        #expect(events.map { "\($0.userId) \($0.type) \($0.geofence?.externalId ?? "")" } == [
+            "u1 enteredGeofence g1", "u2 enteredGeofence g2", "u1 exitedGeofence g1",
+        ])
+        // The caller's table, changed after the batches, is not the table the fold had folded with.
+        #expect(withStore.count == 1 && withBoth.count == 2 && changed.count == 1)
+    }
+
     /// An event's `_id` is the stable hash of user, type, geofence and visit, whether the context
     /// hashed its user id on creation or again when the id was changed (the fold starts every event
     /// id from that hash instead of hashing the id per event).

@@ -99,4 +99,29 @@ import Testing
         }
         #expect(checked > 1_000, "the points fall inside geofences")
     }
+
+    /// A lookup reads a cell's lists through the address of their words, kept beside them: a copy of
+    /// a table whose cells then change (inserts that grow and split cells, removals) answers from its
+    /// own words, the changed table from the new ones, and a table copied back from the changed one
+    /// answers as it does.
+    @Test func aCopyAnswersFromItsOwnCellsWhileTheOtherChanges() {
+        let center = Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)
+        let geofences = Self.denseTable(seed: 6, count: 4_000, center: center)
+        let before = GeofenceTable(Array(geofences[0..<1_000]))
+        var changed = before
+        for geofence in geofences[1_000...] { changed.upsert(geofence) }  // cells grow past the split
+        for index in stride(from: 0, to: 1_000, by: 2) { changed.remove(geofences[index].id) }
+        let copiedBack = changed
+        var random = SeededRandom(seed: 6)
+        for _ in 0..<1_000 {
+            let anchor = geofences[Int.random(in: 0..<geofences.count, using: &random)].geometry.boundingBox
+            let point = Coordinate(
+                latitudeE7: Int32.random(in: anchor.minLatE7...anchor.maxLatE7, using: &random),
+                longitudeE7: Int32.random(in: anchor.minLngE7...anchor.maxLngE7, using: &random))
+            for (table, all) in [(before, before.all), (changed, changed.all), (copiedBack, changed.all)] {
+                let expected = Set(all.filter { $0.geometry.boundingBox.contains(point) }.map(\.id))
+                #expect(Self.candidates(table, at: point) == expected)
+            }
+        }
+    }
 }

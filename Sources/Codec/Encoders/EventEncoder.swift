@@ -28,13 +28,17 @@ public enum EventEncoder {
     public static func encode(inPlace event: inout Event, actualCreatedAt: UnixMillis,
                               fragments: inout GeofenceFragments, into buffer: inout [UInt8])
     {
-        guard let geofence = event.geofence else {
+        guard event.geofence != nil else {
             JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event)) { w in
                 w.event(&event, actualCreatedAt: actualCreatedAt)
             }
             return
         }
-        fragments.withJSON(for: geofence) { json in
+        // The geofence read in place: bound to a local it is retained and released per event (the
+        // writer below may change `event`), and a table's geofences are shared by the partitions'
+        // threads, so their reference counts are cache lines the cores take from one another.
+        let fragment = fragments.fragment(for: event.geofence!)
+        fragments.withJSON(of: fragment) { json in
             JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event, geofenceJSON: json.count)) { w in
                 w.event(&event, actualCreatedAt: actualCreatedAt, geofenceJSON: json)
             }

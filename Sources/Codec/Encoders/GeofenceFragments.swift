@@ -48,11 +48,17 @@ public struct GeofenceFragments: Sendable {
     /// Bytes of geofence JSON held (tests: a shared cache that encodes nothing again does not grow).
     var heldBytes: Int { bytes.count }
 
-    /// Calls `body` with the bytes `JSONWriter.geofence(geofence)` writes, valid only during the call.
+    /// Where the bytes `JSONWriter.geofence(geofence)` writes are, encoded now if they are not yet:
+    /// valid until the next call (which may empty the cache). Read them with `withJSON(of:)`.
     @inline(__always)
-    public mutating func withJSON<R>(for geofence: Geofence, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let range = ranges[entry(for: geofence)]
-        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    public mutating func fragment(for geofence: Geofence) -> Range<Int> {
+        ranges[entry(for: geofence)]
+    }
+
+    /// Calls `body` with the bytes of `fragment` (from `fragment(for:)`), valid only during the call.
+    @inline(__always)
+    public func withJSON<R>(of fragment: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[fragment])) }
     }
 
     private mutating func entry(for geofence: Geofence) -> Int {

@@ -22,14 +22,16 @@ extension JSONWriter {
             raw(",\"deviceId\":")
             string(deviceId)
         }
-        if let metadata = event.userMetadata {
+        // The metadata and the geofence read in place: bound to locals they are retained and released
+        // per event, and a table's geofences are shared by the partitions' threads.
+        if event.userMetadata != nil {
             raw(",\"metadata\":")
-            raw(metadata)
+            raw(event.userMetadata!)
         }
         byte(UInt8(ascii: "}"))
-        if let geofence = event.geofence {
+        if event.geofence != nil {
             raw(",\"geofence\":")
-            if let geofenceJSON { append(geofenceJSON) } else { self.geofence(geofence) }
+            if let geofenceJSON { append(geofenceJSON) } else { self.geofence(event.geofence!) }
         }
         if let confidence = event.confidence {
             raw(",\"confidence\":")

@@ -1,12 +1,19 @@
 /// What a fold step reads besides the user's state: the geofence table, the settings, and whether
 /// events of this step are `replayed`.
-public struct FoldContext {
-    public let geofences: GeofenceTable
+public struct FoldContext: Sendable {
+    public internal(set) var geofences: GeofenceTable
     public let settings: FoldSettings
     /// Events of this step come from an offline replay (Radar's `replayed`).
     public var replayed: Bool
     /// The user being folded (kept out of the state: a timeline holds three states).
-    public var userId: String { didSet { userIdHasher = Self.hasher(of: userId) } }
+    public var userId: String {
+        get { foldedUserId }
+        set {
+            foldedUserId = newValue
+            userIdHasher = Self.hasher(of: newValue)
+        }
+    }
+    private var foldedUserId: String
     /// A `StableHasher` that has combined `userId`: where every event id of the user starts.
     public var userIdHasher: StableHasher
     /// The user's earliest timer, when the caller knows it for the state being folded (the partition's
@@ -24,7 +31,7 @@ public struct FoldContext {
     init(userId: String, userIdHasher: StableHasher, geofences: GeofenceTable, settings: FoldSettings,
          replayed: Bool)
     {
-        self.userId = userId
+        foldedUserId = userId
         self.userIdHasher = userIdHasher
         self.geofences = geofences
         self.settings = settings
@@ -33,6 +40,21 @@ public struct FoldContext {
 }
 
 extension FoldContext {
+    /// Aims the context at another step: the partition's fold keeps one context for all its steps
+    /// (see `PartitionFold.step`). The table is replaced only when it is another one.
+    mutating func reuse(userId: String, userIdHasher: StableHasher, geofences: GeofenceTable, replayed: Bool) {
+        foldedUserId = userId
+        self.userIdHasher = userIdHasher
+        self.replayed = replayed
+        if !self.geofences.isSameTable(as: geofences) { self.geofences = geofences }
+    }
+
+    /// Drops the reference to the table of the last step (a kept one would make the table's next
+    /// change copy it whole).
+    mutating func letGoOfGeofences() {
+        if !geofences.isSameTable(as: .empty) { geofences = .empty }
+    }
+
     /// A hasher that has combined `userId` (see `userIdHasher`).
     static func hasher(of userId: String) -> StableHasher {
         var hasher = StableHasher()

@@ -1,7 +1,7 @@
 /// All geofences, keyed by `tag/externalId`, behind a spatial index. The global table every
 /// partition's fold reads; upserts and deletes come from the compacted geofence topic.
 ///
-/// A value with copy-on-write storage: the fold passes it around freely (one reference), and a
+/// A value with copy-on-write storage: the fold passes it around freely (a few references), and a
 /// table being updated from the geofence topic never changes what an in-flight fold sees.
 public struct GeofenceTable: Sendable {
     final class Storage: @unchecked Sendable {
@@ -9,7 +9,6 @@ public struct GeofenceTable: Sendable {
         var slots: [Geofence?] = []
         var slotByID = IntegerMap(capacity: 1024)
         var freeSlots: [Int32] = []
-        var grid = SpatialGrid()
         var fingerprint: UInt64 = 0
         /// Deleted geofences, kept to name them in the exits of users who were inside (see `deleted(_:)`).
         var deleted: [UInt64: Geofence] = [:]
@@ -20,15 +19,21 @@ public struct GeofenceTable: Sendable {
             slots = other.slots
             slotByID = other.slotByID
             freeSlots = other.freeSlots
-            grid = other.grid
             fingerprint = other.fingerprint
             deleted = other.deleted
         }
     }
 
     private var storage = Storage()
+    /// The spatial index, beside the storage rather than in it: a lookup borrows it in place from the
+    /// table it is called on, where read from a class it was copied first (its arrays retained and
+    /// released per fix, reference counts that every partition's thread writes).
+    private var grid = SpatialGrid()
 
     public init() {}
+
+    /// A table without geofences, shared: a placeholder allocated once.
+    static let empty = GeofenceTable()
 
     public init(_ geofences: [Geofence]) {
         self.init()
@@ -47,6 +52,11 @@ public struct GeofenceTable: Sendable {
     public var fingerprint: UInt64 { storage.fingerprint }
 
     public var count: Int { storage.slotByID.count }
+
+    /// Whether `other` is this very table, not merely an equal one: one storage (every change makes
+    /// the storage unique first, so tables sharing one are the same). Comparing costs no reference
+    /// count, where assigning a table retains its storage and index.
+    func isSameTable(as other: GeofenceTable) -> Bool { storage === other.storage }
 
     public func geofence(_ id: GeofenceID) -> Geofence? {
         guard let slot = storage.slotByID[id.rawValue] else { return nil }
@@ -78,9 +88,9 @@ public struct GeofenceTable: Sendable {
         if !storage.deleted.isEmpty { storage.deleted[geofence.id.rawValue] = nil }
         if let slot = storage.slotByID[geofence.id.rawValue], let old = storage.slots[Int(slot)] {
             storage.fingerprint &-= old.contentHash
-            storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
+            grid.remove(slot: slot, box: old.geometry.boundingBox)
             storage.slots[Int(slot)] = geofence
-            storage.grid.insert(slot: slot, geofence: geofence)
+            grid.insert(slot: slot, geofence: geofence)
             return
         }
         let slot: Int32
@@ -92,7 +102,7 @@ public struct GeofenceTable: Sendable {
             storage.slots.append(geofence)
         }
         storage.slotByID[geofence.id.rawValue] = slot
-        storage.grid.insert(slot: slot, geofence: geofence)
+        grid.insert(slot: slot, geofence: geofence)
     }
 
     @discardableResult
@@ -101,7 +111,7 @@ public struct GeofenceTable: Sendable {
         let storage = uniqueStorage()
         storage.fingerprint &-= old.contentHash
         storage.slotByID[id.rawValue] = nil
-        storage.grid.remove(slot: slot, box: old.geometry.boundingBox)
+        grid.remove(slot: slot, box: old.geometry.boundingBox)
         storage.slots[Int(slot)] = nil
         storage.freeSlots.append(slot)
         storage.deleted[id.rawValue] = old
@@ -112,7 +122,7 @@ public struct GeofenceTable: Sendable {
     /// with its slot.
     public func forEachCandidate(at point: Coordinate, _ body: (Geofence, Int32) -> Void) {
         let slots = storage.slots
-        storage.grid.forEachCandidate(at: point) { slot in
+        grid.forEachCandidate(at: point) { slot in
             if let geofence = slots[Int(slot)] { body(geofence, slot) }
         }
     }
@@ -126,7 +136,7 @@ public struct GeofenceTable: Sendable {
         _ body: (_ id: GeofenceID, _ slot: Int32, _ signedDistance: Double, _ characteristicRadius: Double,
                  _ hasFoldOptions: Bool) -> Void
     ) {
-        storage.grid.forEachContaining(point, body)
+        grid.forEachContaining(point, body)
     }
 
     /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).

@@ -18,33 +18,48 @@ struct GridCell: Sendable {
     /// Hits gathered at a time by a lookup.
     static let gathered = 32
 
-    private var ends = InlineArray<16, UInt32>(repeating: 0)
-    private var words: [UInt64] = []
-    private var isSplit = false
+    /// All a lookup reads of the cell (see `Lookup`).
+    private(set) var lookup = Lookup()
+    private var words: [UInt64] = [] {
+        didSet { lookup.words = words.withUnsafeBufferPointer { $0.baseAddress } }
+    }
     /// Geofence boxes in the cell (a split cell holds copies).
     private var boxCount = 0
 
     init() {}
 
-    private var boxWords: Int { isSplit ? 1 : 2 }
-    private var itemWords: Int { boxWords + SpatialGrid.Entry.words }
+    /// Where the lists lie in `words`, and the address of `words`' elements: what a lookup reads of
+    /// a cell, without a reference. A lookup reads the cell in place, in the table that every
+    /// partition's thread shares; a method called on the cell itself copies it first, retaining and
+    /// releasing `words` per fix, a reference count that the threads' cores take from one another.
+    struct Lookup: @unchecked Sendable {
+        // Safe: `words` points into the buffer of the cell's `words`, which is never changed while
+        // shared (a change to a shared array copies it first, and the cell then points to the copy),
+        // and lives as long as the cell this was read from.
+        fileprivate(set) var ends = InlineArray<16, UInt32>(repeating: 0)
+        fileprivate(set) var isSplit = false
+        fileprivate var words: UnsafePointer<UInt64>?
 
-    /// The words `start..<end` of `list`, its item count and where its entries start.
-    @inline(__always)
-    private func bounds(_ list: Int) -> (start: Int, count: Int, entries: Int) {
-        let start = list == 0 ? 0 : Int(ends[list - 1])
-        let count = (Int(ends[list]) - start) / itemWords
-        return (start, count, start + count * boxWords)
+        var boxWords: Int { isSplit ? 1 : 2 }
+        var itemWords: Int { boxWords + SpatialGrid.Entry.words }
+
+        /// The words `start..<end` of `list`, its item count and where its entries start.
+        @inline(__always)
+        func bounds(_ list: Int) -> (start: Int, count: Int, entries: Int) {
+            let start = list == 0 ? 0 : Int(ends[list - 1])
+            let count = (Int(ends[list]) - start) / itemWords
+            return (start, count, start + count * boxWords)
+        }
     }
 
     /// Moves the ends of `list` and every later list by `delta` words.
     private mutating func shiftEnds(from list: Int, by delta: Int) {
-        for later in list..<Self.lists { ends[later] = UInt32(Int(ends[later]) + delta) }
+        for later in list..<Self.lists { lookup.ends[later] = UInt32(Int(lookup.ends[later]) + delta) }
     }
 
     /// Appends box words and an entry at the end of `list`.
     private mutating func append(boxWords box: [UInt64], _ entry: SpatialGrid.Entry, to list: Int) {
-        let (_, count, entries) = bounds(list)
+        let (_, count, entries) = lookup.bounds(list)
         let packed = entry.packed
         let needed = words.count + box.count + SpatialGrid.Entry.words
         if needed > words.capacity {
@@ -68,7 +83,7 @@ struct GridCell: Sendable {
     /// corner `origin` (10⁻⁷ degrees), splitting the cell when it grows past `splitThreshold`.
     mutating func append(_ box: SpatialGrid.CellBox, _ entry: SpatialGrid.Entry, originLatE7: Int64, originLngE7: Int64) {
         boxCount += 1
-        guard isSplit else {
+        guard lookup.isSplit else {
             let words = box.words
             append(boxWords: [words.0, words.1], entry, to: 0)
             if boxCount > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
@@ -89,14 +104,14 @@ struct GridCell: Sendable {
 
     /// Lists the cell's geofences per sub-cell, in the same order.
     private mutating func split(originLatE7: Int64, originLngE7: Int64) {
-        let (_, count, entries) = bounds(0)
+        let (_, count, entries) = lookup.bounds(0)
         let items = (0..<count).map { index in
             (box: SpatialGrid.CellBox(words: words[2 * index], words[2 * index + 1]),
              entry: entry(at: entries + index * SpatialGrid.Entry.words))
         }
         words = []
-        ends = InlineArray(repeating: 0)
-        isSplit = true
+        lookup.ends = InlineArray(repeating: 0)
+        lookup.isSplit = true
         boxCount = 0
         for item in items { append(item.box, item.entry, originLatE7: originLatE7, originLngE7: originLngE7) }
     }
@@ -106,14 +121,14 @@ struct GridCell: Sendable {
     mutating func remove(slot: Int32) -> SpatialGrid.Entry? {
         var removed: SpatialGrid.Entry?
         for list in 0..<Self.lists {
-            let (start, count, entries) = bounds(list)
+            let (start, count, entries) = lookup.bounds(list)
             guard let index = (0..<count).first(where: { entry(at: entries + $0 * SpatialGrid.Entry.words).slot == slot })
             else { continue }
             let at = entries + index * SpatialGrid.Entry.words
             removed = entry(at: at)
             words.removeSubrange(at..<(at + SpatialGrid.Entry.words))
-            words.removeSubrange((start + index * boxWords)..<(start + (index + 1) * boxWords))
-            shiftEnds(from: list, by: -itemWords)
+            words.removeSubrange((start + index * lookup.boxWords)..<(start + (index + 1) * lookup.boxWords))
+            shiftEnds(from: list, by: -lookup.itemWords)
         }
         if removed != nil { boxCount -= 1 }
         return removed
@@ -127,7 +142,7 @@ struct GridCell: Sendable {
     private func forEachEntry(_ body: (_ entry: SpatialGrid.Entry, _ at: Int) -> Void) {
         words.withUnsafeBufferPointer { words in
             for list in 0..<Self.lists {
-                let (_, count, entries) = bounds(list)
+                let (_, count, entries) = lookup.bounds(list)
                 for index in 0..<count {
                     let at = entries + index * SpatialGrid.Entry.words
                     body(SpatialGrid.Entry(words, at: at), at)
@@ -157,7 +172,9 @@ struct GridCell: Sendable {
             words.replaceSubrange(at..<(at + SpatialGrid.Entry.words), with: [packed.0, packed.1, packed.2, packed.3])
         }
     }
+}
 
+extension GridCell.Lookup {
     /// Calls `body` with the entries of the boxes holding `point`, which lies in this cell (lower
     /// corner `origin`), in insertion order, `gathered` at most at a time.
     @inline(__always)
@@ -189,31 +206,30 @@ struct GridCell: Sendable {
         holds: (UnsafeBufferPointer<UInt64>, Int) -> Bool
     ) {
         let (start, count, entriesStart) = bounds(list)
-        guard count > 0 else { return }
-        words.withUnsafeBufferPointer { words in
-            let boxes = UnsafeBufferPointer(rebasing: words[start...])
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.gathered) { hits in
-                withUnsafeTemporaryAllocation(of: SpatialGrid.Entry.self, capacity: Self.gathered) { entries in
-                    var index = 0
-                    while index < count {
-                        // The boxes without a branch: whether a box holds the point is a coin toss, and a
-                        // mispredicted branch throws away the loads issued after it. Then the hits'
-                        // entries, whose loads do not wait for one another, then `body`.
-                        var found = 0
-                        let stop = min(count, index + Self.gathered)
-                        while index < stop {
-                            hits[found] = index
-                            found &+= holds(boxes, index) ? 1 : 0
-                            index &+= 1
-                        }
-                        for hit in 0..<found {
-                            let index = hits[hit]
-                            entries.initializeElement(
-                                at: hit,
-                                to: SpatialGrid.Entry(words, at: entriesStart + index * SpatialGrid.Entry.words))
-                        }
-                        body(UnsafeMutableBufferPointer(rebasing: entries[0..<found]))
+        guard count > 0, let base = self.words else { return }
+        let words = UnsafeBufferPointer(start: base, count: Int(ends[GridCell.lists - 1]))
+        let boxes = UnsafeBufferPointer(rebasing: words[start...])
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: GridCell.gathered) { hits in
+            withUnsafeTemporaryAllocation(of: SpatialGrid.Entry.self, capacity: GridCell.gathered) { entries in
+                var index = 0
+                while index < count {
+                    // The boxes without a branch: whether a box holds the point is a coin toss, and a
+                    // mispredicted branch throws away the loads issued after it. Then the hits'
+                    // entries, whose loads do not wait for one another, then `body`.
+                    var found = 0
+                    let stop = min(count, index + GridCell.gathered)
+                    while index < stop {
+                        hits[found] = index
+                        found &+= holds(boxes, index) ? 1 : 0
+                        index &+= 1
                     }
+                    for hit in 0..<found {
+                        let index = hits[hit]
+                        entries.initializeElement(
+                            at: hit,
+                            to: SpatialGrid.Entry(words, at: entriesStart + index * SpatialGrid.Entry.words))
+                    }
+                    body(UnsafeMutableBufferPointer(rebasing: entries[0..<found]))
                 }
             }
         }

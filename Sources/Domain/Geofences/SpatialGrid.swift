@@ -237,8 +237,8 @@ public struct SpatialGrid: Sendable {
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
         let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
         if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
-            cells[Int(index)].forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                           originLngE7: lngCell * Self.cellSizeE7) { batch in
+            cells[Int(index)].lookup.forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                                  originLngE7: lngCell * Self.cellSizeE7) { batch in
                 for entry in batch { body(entry.slot) }
             }
         }
@@ -281,8 +281,8 @@ public struct SpatialGrid: Sendable {
             let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
             if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
                 cells.withUnsafeBufferPointer { cells in
-                    cells[Int(index)].forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                                   originLngE7: lngCell * Self.cellSizeE7) { batch in
+                    cells[Int(index)].lookup.forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
+                                                          originLngE7: lngCell * Self.cellSizeE7) { batch in
                         withUnsafeTemporaryAllocation(of: Double.self, capacity: batch.count) { scales in
                             // The polygons' first values before any test (a circle reads value 0): their
                             // rings lie apart from the entries, and these loads miss in parallel.

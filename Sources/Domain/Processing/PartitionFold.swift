@@ -14,6 +14,8 @@ public struct PartitionFold: Sendable {
     private var unsettled: [Int32] = []
     /// Slots of users that left memory, to reuse (their timelines are placeholders with no userId).
     private var freeSlots: [Int32] = []
+    /// The context of every fold step, aimed at each in place (`step`); its table is let go by `settle`.
+    private var context: FoldContext
     /// The newest event time folded in this partition; timers fire on it.
     public private(set) var streamTime: UnixMillis = .min
     public var counters = FoldCounters()
@@ -23,6 +25,7 @@ public struct PartitionFold: Sendable {
         settings.segmentInputs = max(settings.segmentInputs, 2)
         self.settings = settings
         self.history = history
+        context = FoldContext(userId: "", geofences: .empty, settings: settings, replayed: false)
     }
 
     /// What became of one input.
@@ -83,12 +86,11 @@ public struct PartitionFold: Sendable {
         if input.time > processingTime + settings.maxClockSkew {
             return reject(.futureTimestamp, "createdAt is \((input.time - processingTime) / 1000) s ahead of processing time")
         }
-        var context = FoldContext(userId: timelines[slot].userId, userIdHasher: timelines[slot].userIdHasher,
-                                  geofences: geofences, settings: settings, replayed: input.replayed)
-        context.nextTimerDue = timers.due(of: slot)
         let first = events.count
         var invalid = false
-        let admission = timelines[slot].admit(input, context: context, store: history, events: &events)
+        let admission = step(slot, geofences: geofences, replayed: input.replayed, nextTimerDue: timers.due(of: slot)) {
+            $0.admit(input, context: $1, store: $2, events: &events)
+        }
         switch admission {
         case let .folded(outcome):
             record(outcome)
@@ -136,6 +138,9 @@ public struct PartitionFold: Sendable {
     /// Places every queued late input (one refold per user), appending the events to publish. Call
     /// it after each batch of inputs, before reading states, and before stream time is moved by hand.
     public mutating func settle(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
+        // The batch's end: the table may change before the next one, and a context kept would hold
+        // the old table, whose next change would then copy it whole.
+        defer { context.letGoOfGeofences() }
         guard !unsettled.isEmpty else { return }
         let first = events.count
         let slots = unsettled
@@ -153,10 +158,9 @@ public struct PartitionFold: Sendable {
                                  events: inout [Event])
     {
         guard timelines[slot].hasPending else { return }  // `unsettled` may still list it: harmless
-        let context = FoldContext(userId: timelines[slot].userId, userIdHasher: timelines[slot].userIdHasher,
-                                  geofences: geofences, settings: settings, replayed: true)
-        let settlement = timelines[slot].settle(context: context, processingTime: processingTime, store: history,
-                                                events: &events)
+        let settlement = step(slot, geofences: geofences, replayed: true) {
+            $0.settle(context: $1, processingTime: processingTime, store: $2, events: &events)
+        }
         counters.rewinds += 1
         counters.refoldedInputs += settlement.refolded
         counters.duplicates += settlement.duplicates
@@ -217,13 +221,37 @@ public struct PartitionFold: Sendable {
                 settle(entry.slot, geofences: geofences, processingTime: processingTime, events: &events)
                 continue  // rescheduled by the settle: popped again if still due
             }
-            let context = FoldContext(
-                userId: timelines[entry.slot].userId, userIdHasher: timelines[entry.slot].userIdHasher,
-                geofences: geofences, settings: settings, replayed: false)
-            timelines[entry.slot].tick(to: streamTime, context: context, events: &events)
+            let streamTime = streamTime
+            step(entry.slot, geofences: geofences, replayed: false) { timeline, context, _ in
+                timeline.tick(to: streamTime, context: context, events: &events)
+            }
             markTouched(entry.slot)
             schedule(entry.slot, geofences: geofences)
         }
+    }
+
+    /// Runs one fold step of `slot`'s user: `body` with the timeline, the partition's context,
+    /// aimed at this step in place, and the history store. A context built per step retained the geofence table and
+    /// released it when dropped, once per fix, and the table is shared by every partition's thread:
+    /// its reference count is a cache line the cores take from one another.
+    @inline(__always)
+    private mutating func step<R>(_ slot: Int32, geofences: GeofenceTable, replayed: Bool,
+                                  nextTimerDue: UnixMillis = .min,
+                                  _ body: (inout UserTimeline, FoldContext, any HistoryStore) -> R) -> R
+    {
+        context.reuse(userId: timelines[slot].userId, userIdHasher: timelines[slot].userIdHasher,
+                      geofences: geofences, replayed: replayed)
+        context.nextTimerDue = nextTimerDue
+        return Self.step(&timelines[slot], &context, history, body)
+    }
+
+    /// `body` with both in place: `context` passed on from an `inout` is borrowed, where passed
+    /// from a stored property next to the timeline being changed it would be copied first.
+    @inline(__always)
+    private static func step<R>(_ timeline: inout UserTimeline, _ context: inout FoldContext, _ history: any HistoryStore,
+                                _ body: (inout UserTimeline, FoldContext, any HistoryStore) -> R) -> R
+    {
+        body(&timeline, context, history)
     }
 
     private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {

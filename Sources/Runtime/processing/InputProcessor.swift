@@ -23,7 +23,7 @@ public struct InputProcessor: Sendable {
 
     /// Places the late inputs queued since the last call (one refold per user), at the end of a batch.
     public mutating func settle(geofences: GeofenceTable, processingTime: UnixMillis?, into output: inout OutputBatch) {
-        guard fold.hasUnsettledInputs else { return }
+        // Called even with nothing to place: it also ends the fold's batch (see `PartitionFold.settle`).
         let now = processingTime ?? fold.streamTime
         fold.settle(geofences: geofences, processingTime: now, events: &events)
         emitEvents(now: now, into: &output)

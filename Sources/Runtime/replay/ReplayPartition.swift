@@ -27,7 +27,8 @@ final class ReplayPartition: @unchecked Sendable {
     /// The first failure of the history store, reported by the calling thread after the join.
     private(set) var failure: String?
 
-    @exclusivity(unchecked) private var geofences: GeofenceTable
+    /// Moved out while this partition folds (`withGeofences`).
+    @exclusivity(unchecked) private var geofences: GeofenceTable?
     @exclusivity(unchecked) private var timeline: GeofenceTimeline.Cursor?
 
     /// - Parameter fragments: the fixed table's geofence JSON, shared by the partitions (nil: encoded
@@ -48,23 +49,38 @@ final class ReplayPartition: @unchecked Sendable {
     /// Folds this partition's lines of a block, in file order (each chunk's, chunk after chunk),
     /// then places the late inputs and commits the history, as the service does after each poll.
     func fold(_ chunks: [DecodedChunk]) {
-        for chunk in chunks {
-            for line in chunk.byPartition[index] { fold(line) }
+        withGeofences { geofences in
+            for chunk in chunks {
+                for line in chunk.byPartition[index] { fold(line, geofences: &geofences) }
+            }
+            flush(geofences: geofences)
         }
-        flush()
     }
 
     /// Folds one block of this partition's lines, in order, then settles as after a block of a file.
     func fold(_ lines: [ReplayLine]) {
-        for line in lines { fold(line) }
-        flush()
+        withGeofences { geofences in
+            for line in lines { fold(line, geofences: &geofences) }
+            flush(geofences: geofences)
+        }
     }
 
     /// The end of the input: folds what the clock guard still holds and the commands left.
     func finish() {
-        releaseHeld()
-        deliverCommands(upTo: .max)
-        flush()
+        withGeofences { geofences in
+            releaseHeld(geofences: &geofences)
+            deliverCommands(upTo: .max, geofences: &geofences)
+            flush(geofences: geofences)
+        }
+    }
+
+    /// Runs `body` with the table moved out of this object into a local: passed on from a property
+    /// of a class, the table was retained and released per line, and its reference count is a
+    /// cache line every partition's thread writes.
+    private func withGeofences(_ body: (inout GeofenceTable) -> Void) {
+        var table = geofences.take()!
+        body(&table)
+        geofences = consume table
     }
 
     /// When the next command is due, nil when none is left. Asked before every fix: read in place,
@@ -77,16 +93,16 @@ final class ReplayPartition: @unchecked Sendable {
     var commandsLeft: Int { commands.count - nextCommand }
 
     /// Geofences in the table now.
-    var geofenceCount: Int { geofences.count }
+    var geofenceCount: Int { geofences?.count ?? 0 }
 
     /// Moves the geofence table to the moment of an input with record timestamp `timestamp`.
-    private func advanceGeofences(to timestamp: Int64) {
+    private func advanceGeofences(to timestamp: Int64, _ geofences: inout GeofenceTable) {
         timeline?.advance(to: timestamp, table: &geofences)
     }
 
-    private func fold(_ line: ReplayLine) {
+    private func fold(_ line: ReplayLine, geofences: inout GeofenceTable) {
         let source = RecordSource(topic: ReplayJob.fixesTopic, partition: sourcePartition, offset: Int64(line.number))
-        advanceGeofences(to: line.timestamp)
+        advanceGeofences(to: line.timestamp, &geofences)
         switch line.content {
         case let .tooLong(long):
             ReplayJob.rejectLong(long, topic: ReplayJob.fixesTopic, processor: &processor, output: &output)
@@ -100,20 +116,20 @@ final class ReplayPartition: @unchecked Sendable {
             case .hold:
                 clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
                 return
-            case .confirm: releaseHeld()
+            case .confirm: releaseHeld(geofences: &geofences)
             case .refute: rejectHeld()
             }
-            deliverCommands(upTo: fix.createdAt)
+            deliverCommands(upTo: fix.createdAt, geofences: &geofences)
             processor.process(fix, key: line.key, value: line.bytes, source: source, geofences: geofences,
                               processingTime: nil, into: &output)
         }
     }
 
     /// Delivers each command before the first fix of this partition that is not older than it.
-    private func deliverCommands(upTo time: UnixMillis) {
+    private func deliverCommands(upTo time: UnixMillis, geofences: inout GeofenceTable) {
         while let due = nextCommandTime, due <= time {
             let pending = commands[nextCommand]
-            advanceGeofences(to: pending.timestamp)
+            advanceGeofences(to: pending.timestamp, &geofences)
             pending.bytes.withUnsafeBytes { bytes in
                 processor.process(pending.command, key: pending.key, value: bytes,
                                   source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,
@@ -124,9 +140,9 @@ final class ReplayPartition: @unchecked Sendable {
         }
     }
 
-    private func releaseHeld() {
+    private func releaseHeld(geofences: inout GeofenceTable) {
         for held in clock.takeHeld() {
-            deliverCommands(upTo: held.fix.createdAt)
+            deliverCommands(upTo: held.fix.createdAt, geofences: &geofences)
             held.bytes.withUnsafeBytes { bytes in
                 processor.process(held.fix, key: held.key, value: bytes, source: held.source, geofences: geofences,
                                   processingTime: nil, into: &output)
@@ -147,7 +163,7 @@ final class ReplayPartition: @unchecked Sendable {
         }
     }
 
-    private func flush() {
+    private func flush(geofences: GeofenceTable) {
         processor.settle(geofences: geofences, processingTime: nil, into: &output)
         do {
             try history.commit()
