@@ -221,7 +221,7 @@ struct PipelineFailureTests {
                 broker.failNext(.produce, with: KafkaError(code: .unknown, message: "injected: record not queued"))
             }
         }
-        let runtime = harness.start(instance: "a")
+        let runtime = harness.start(instance: "a") { $0.sendOutputsEarly = true }
         #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
         #expect(runtime.halt())
         #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
@@ -242,7 +242,7 @@ struct PipelineFailureTests {
                 if armed.next() == 3 { broker.lose(lost) }
             }
         }
-        let runtime = harness.start(instance: "a")
+        let runtime = harness.start(instance: "a") { $0.sendOutputsEarly = true }
         #expect(harness.wait { runtime.metrics.snapshot.partitionsLost > 0 }, "the assignment was lost")
         broker.assignAgain(lost)
         #expect(harness.waitUntilCommitted([runtime]))

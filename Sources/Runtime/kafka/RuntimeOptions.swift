@@ -29,8 +29,11 @@ public struct RuntimeOptions: Sendable {
     /// half). Default: 20,000.
     public var maxPendingInputs = 20_000
     /// Whether outputs folded while no transaction commits are sent into the open transaction at once
-    /// rather than at its seal (`StreamRuntime.sendOutputsEarly`). Off: all at the seal, as before.
-    public var sendOutputsEarly = true
+    /// rather than at its seal (`StreamRuntime.sendOutputsEarly`, `run --send-outputs-early`). Off by
+    /// default: on a broker that cannot abort (the dev broker), the outputs of a transaction a crash
+    /// rolls back stay visible, and sending them early leaves many more of them there, while a
+    /// broker that aborts gains only a shorter commit (read_committed readers see events at commit).
+    public var sendOutputsEarly = false
     /// Output bytes a transaction may gather while the previous one commits; at this bound the fold
     /// waits for the commit. Default: 32 MiB.
     public var maxTransactionBytes = 32 << 20
