@@ -242,22 +242,19 @@ extension StreamRuntime {
         let horizon = options.settings.replayHorizon
         let clock = self.clock
         let loan = RoundLoan(value: (chosen, changelog.map { ends[$0] }))
+        let results = RoundResults<SnapshotWriter.Result>(count: chosen.count)
         foldThreads.run(items: chosen.count) { index in
             let owner = loan.value.0[index]
             guard let end = loan.value.1[index] else {
-                owner.snapshotResult = .failed("the changelog's end is unknown")
+                results.store(.init(partition: owner.partition, outcome: .failure(ReplayError("the changelog's end is unknown"))),
+                              at: index)
                 return
             }
-            owner.writeSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
-                                monotonic: { clock.monotonic() })
+            results.store(owner.writeSnapshot(changelogEnd: end, directory: directory, horizon: horizon,
+                                              monotonic: { clock.monotonic() }),
+                          at: index)
         }
-        for owner in chosen {
-            switch owner.takeSnapshotResult() {
-            case let .written(seconds)?: metrics.update { $0.snapshotSeconds.observe(seconds) }
-            case let .failed(reason)?: log("warning: snapshot of partition \(owner.partition) not written: \(reason)")
-            case nil: break
-            }
-        }
+        report(results.take())
     }
 
     func publishCounters() {

@@ -21,7 +21,7 @@ extension StreamRuntime {
         guard !owners.isEmpty else { return }
         let now = clock.monotonic()
         let interval = Double(options.snapshotInterval) / 1000
-        if !snapshotWriter.isBusy, !owners.values.contains(where: { $0.snapshotCapture != .none }),
+        if !snapshotWriter.isBusy, !owners.values.contains(where: { $0.snapshotCapture.isPending }),
             now - lastSnapshot >= interval / Double(owners.count),
             let oldest = owners.values.min(by: { ($0.lastSnapshotAt, $0.partition) < ($1.lastSnapshotAt, $1.partition) }),
             now - oldest.lastSnapshotAt >= interval
@@ -33,7 +33,7 @@ extension StreamRuntime {
         // of it is uncommitted or in flight, and nothing is written to its changelog before the next
         // seal, which this driver makes after asking for the end.
         var imaged = false
-        for owner in owners.values where owner.snapshotCapture == .atNextSeal && !owner.dirty && !owner.sealedUncommitted {
+        for owner in owners.values where owner.snapshotCapture.awaitsSeal && !owner.dirty && !owner.sealedUncommitted {
             owner.imageWhenClean(horizon: options.settings.replayHorizon)
             imaged = true
         }
@@ -74,8 +74,10 @@ extension StreamRuntime {
     }
 
     /// What the snapshots written since the last call took, or why they failed.
-    func reportRotatedSnapshots() {
-        for result in snapshotWriter.takeResults() {
+    func reportRotatedSnapshots() { report(snapshotWriter.takeResults()) }
+
+    func report(_ snapshots: [SnapshotWriter.Result]) {
+        for result in snapshots {
             switch result.outcome {
             case let .success(seconds): metrics.update { $0.snapshotSeconds.observe(seconds) }
             case let .failure(reason): log("warning: snapshot of partition \(result.partition) not written: \(reason)")
@@ -86,7 +88,7 @@ extension StreamRuntime {
 
 extension PartitionOwner {
     /// Where a partition is in the snapshot rotation.
-    enum SnapshotCapture: Equatable {
+    enum SnapshotCapture {
         case none
         /// Imaged at its next seal.
         case atNextSeal
@@ -95,11 +97,12 @@ extension PartitionOwner {
         /// Imaged as its changelog holds it (committed): waits for the changelog's end.
         case committed(image: PartitionFold, checkpoint: PartitionCheckpoint)
 
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            switch (lhs, rhs) {
-            case (.none, .none), (.atNextSeal, .atNextSeal), (.sealed, .sealed), (.committed, .committed): true
-            default: false
-            }
+        var isPending: Bool {
+            if case .none = self { false } else { true }
+        }
+
+        var awaitsSeal: Bool {
+            if case .atNextSeal = self { true } else { false }
         }
     }
 
@@ -122,29 +125,19 @@ extension PartitionOwner {
 
     /// Writes the snapshot of a partition whose memory equals its changelog up to `changelogEnd` (all
     /// committed: hand-over and shutdown), on a fold thread.
-    func writeSnapshot(changelogEnd: Int64, directory: String, horizon: Int64, monotonic: () -> Double) {
-        let started = monotonic()
+    func writeSnapshot(changelogEnd: Int64, directory: String, horizon: Int64, monotonic: () -> Double)
+        -> SnapshotWriter.Result
+    {
+        lastSnapshotAt = monotonic()
+        snapshotCapture = .none
         do {
             if evictIdleUsers(horizon: horizon) > 0 { try history.commit() }
             try history.synchronize()
-            let snapshot = PartitionSnapshot(partition: partition, changelogOffset: changelogEnd, checkpoint: checkpoint,
-                                             timelines: processor.fold.allTimelines().map(\.parts))
-            try snapshot.write(directory: directory)
-            snapshotResult = .written(seconds: monotonic() - started)
         } catch {
-            snapshotResult = .failed("\(error)")
+            return SnapshotWriter.Result(partition: partition, outcome: .failure(ReplayError("\(error)")))
         }
-        lastSnapshotAt = started
-        snapshotCapture = .none
-    }
-
-    enum SnapshotResult {
-        case written(seconds: Double)
-        case failed(String)
-    }
-
-    func takeSnapshotResult() -> SnapshotResult? {
-        defer { snapshotResult = nil }
-        return snapshotResult
+        return SnapshotWriter.write(.init(partition: partition, image: processor.fold, checkpoint: checkpoint,
+                                          changelogEnd: changelogEnd, directory: directory),
+                                    monotonic: monotonic)
     }
 }

@@ -32,11 +32,10 @@ final class PartitionOwner: @unchecked Sendable {
     /// Whether a transaction holding this partition's changes is sealed but not yet committed.
     var sealedUncommitted = false
     /// The snapshot rotation (`StreamRuntime+SnapshotRotation`): whether the partition is imaged for
-    /// its snapshot, when its last snapshot was taken (monotonic seconds; when the partition was
-    /// taken, before its first), and how the last one written on a fold thread went.
+    /// its snapshot, and when its last snapshot was taken (monotonic seconds; when the partition was
+    /// taken, before its first).
     var snapshotCapture = SnapshotCapture.none
     var lastSnapshotAt: Double
-    var snapshotResult: SnapshotResult?
     /// Whether the consumer was told to stop fetching this partition (its merge holds too much).
     var paused = false
 
@@ -127,7 +126,7 @@ final class PartitionOwner: @unchecked Sendable {
     /// waits less here, cost a fifth of the pipeline's throughput: `bench --pipeline`, 132k/138k
     /// against 108k/117k fixes/s at --threads 1, 176k against 132k at 2.)
     func seal(geofences: GeofenceTable, now: UnixMillis, horizon: Int64) -> PartitionBatch {
-        let imaged = snapshotCapture == .atNextSeal
+        let imaged = snapshotCapture.awaitsSeal
         if imaged { _ = evictIdleUsers(horizon: horizon) }  // before the touched users are taken
         var changelog: [ChangelogRecord] = []
         for timeline in processor.flushUsers(geofences: geofences, now: now, into: &output) {

@@ -39,7 +39,7 @@ final class SnapshotWriter: Sendable {
     func submit(_ job: Job) {
         // The jobs never throw (a failure is a result), so neither does the thread.
         try? thread.submit { [self] in
-            let result = Result(partition: job.partition, outcome: write(job))
+            let result = Self.write(job, monotonic: monotonic)
             results.withLock { $0.append(result) }
         }
     }
@@ -60,16 +60,18 @@ final class SnapshotWriter: Sendable {
         thread.stop()
     }
 
-    private func write(_ job: Job) -> Swift.Result<Double, ReplayError> {
+    /// Encodes and writes one snapshot, on the calling thread (also hand-over's and shutdown's, which
+    /// write every partition at once on the fold threads).
+    static func write(_ job: Job, monotonic: () -> Double) -> Result {
         let started = monotonic()
         do {
             let snapshot = PartitionSnapshot(partition: job.partition, changelogOffset: job.changelogEnd,
                                              checkpoint: job.checkpoint,
                                              timelines: job.image.allTimelines().map(\.parts))
             try snapshot.write(directory: job.directory)
-            return .success(monotonic() - started)
+            return Result(partition: job.partition, outcome: .success(monotonic() - started))
         } catch {
-            return .failure(ReplayError("\(error)"))
+            return Result(partition: job.partition, outcome: .failure(ReplayError("\(error)")))
         }
     }
 }
