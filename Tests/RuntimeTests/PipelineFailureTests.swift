@@ -2,16 +2,7 @@ import Domain
 import Foundation
 import KafkaIO
 import Runtime
-import Synchronization
 import Testing
-
-/// Counts calls of a hook (hooks run on the runtime's threads).
-final class CallCounter: Sendable {
-    private let count = Mutex(0)
-
-    /// This call's number, from 1.
-    func next() -> Int { count.withLock { $0 += 1; return $0 } }
-}
 
 /// The pipelined runtime on a broker that really aborts, fences and rebalances when told: the
 /// failure paths librdkafka's mock cannot reach. Each ends with what a read_committed consumer
@@ -52,16 +43,12 @@ struct PipelineFailureTests {
         let broker = harness.broker
         // The third commit waits until the driver polled (and folded) several more rounds, then fails
         // as an abortable error: the transaction in flight and the one being folded are both undone.
-        let armed = CallCounter()
-        for _ in 0..<3 {
-            broker.onNext(.commit) {
-                guard armed.next() == 3 else { return }
-                let polls = broker.callCount(.poll)
-                let deadline = Date().addingTimeInterval(10)
-                while broker.callCount(.poll) < polls + 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-                broker.failNext(.commit, with: KafkaError(code: .unknown, message: "injected: abortable",
-                                                          isTxnRequiresAbort: true))
-            }
+        broker.onCall(3, of: .commit) {
+            let polls = broker.callCount(.poll)
+            let deadline = Date().addingTimeInterval(10)
+            while broker.callCount(.poll) < polls + 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            broker.failNext(.commit, with: KafkaError(code: .unknown, message: "injected: abortable",
+                                                      isTxnRequiresAbort: true))
         }
         let runtime = harness.start(instance: "a")
         #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
@@ -112,9 +99,7 @@ struct PipelineFailureTests {
     /// goes on instead of stopping.
     @Test func aProducerBrokenByAFatalErrorIsReplacedAndLosesNothing() throws {
         let harness = try FakeBrokerHarness(seed: 25)
-        let armed = CallCounter()
         harness.broker.onNext(.commit) {
-            guard armed.next() == 1 else { return }
             harness.broker.failNext(.produce, with: KafkaError(
                 code: .outOfOrderSequenceNumber, message: "injected: sequence desynchronization", isFatal: true))
         }
@@ -134,12 +119,7 @@ struct PipelineFailureTests {
         let harness = try FakeBrokerHarness(seed: 24)
         let broker = harness.broker
         let revoked = [harness.partition(0), harness.partition(1)]
-        let armed = CallCounter()
-        for _ in 0..<2 {
-            broker.onNext(.commit) {
-                if armed.next() == 2 { broker.revoke(revoked) }
-            }
-        }
+        broker.onCall(2, of: .commit) { broker.revoke(revoked) }
         let runtime = harness.start(instance: "a")
         #expect(harness.wait { runtime.logs.contains { $0.contains("gave up partitions [0, 1]") } }, "the partitions were handed over")
         broker.assignAgain(revoked)
@@ -214,12 +194,8 @@ struct PipelineFailureTests {
     @Test func anEarlySendThatFailsAbortsItsTransactionAndLosesNothing() throws {
         let harness = try FakeBrokerHarness(seed: 29)
         let broker = harness.broker
-        let armed = CallCounter()
-        for _ in 0..<3 {
-            broker.onNext(.begin) {
-                guard armed.next() == 3 else { return }
-                broker.failNext(.produce, with: KafkaError(code: .unknown, message: "injected: record not queued"))
-            }
+        broker.onCall(3, of: .begin) {
+            broker.failNext(.produce, with: KafkaError(code: .unknown, message: "injected: record not queued"))
         }
         let runtime = harness.start(instance: "a") { $0.sendOutputsEarly = true }
         #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
@@ -236,12 +212,7 @@ struct PipelineFailureTests {
         let harness = try FakeBrokerHarness(seed: 30)
         let broker = harness.broker
         let lost = [harness.partition(2)]
-        let armed = CallCounter()
-        for _ in 0..<3 {
-            broker.onNext(.begin) {
-                if armed.next() == 3 { broker.lose(lost) }
-            }
-        }
+        broker.onCall(3, of: .begin) { broker.lose(lost) }
         let runtime = harness.start(instance: "a") { $0.sendOutputsEarly = true }
         #expect(harness.wait { runtime.metrics.snapshot.partitionsLost > 0 }, "the assignment was lost")
         broker.assignAgain(lost)
@@ -259,12 +230,7 @@ struct PipelineFailureTests {
         let harness = try FakeBrokerHarness(seed: seed)
         let broker = harness.broker
         let lost = [harness.partition(2)]
-        let armed = CallCounter()
-        for _ in 0..<3 {
-            broker.onNext(operation) {
-                if armed.next() == 3 { broker.lose(lost) }
-            }
-        }
+        broker.onCall(3, of: operation) { broker.lose(lost) }
         let runtime = harness.start(instance: "a")
         #expect(harness.wait { runtime.metrics.snapshot.partitionsLost > 0 }, "the assignment was lost")
         broker.assignAgain(lost)

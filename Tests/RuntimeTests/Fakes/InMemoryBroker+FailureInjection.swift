@@ -57,6 +57,11 @@ extension InMemoryBroker {
         withState { $0.hooks[operation, default: []].append(hook) }
     }
 
+    /// Runs `hook` at the `call`th call of `operation` from now (1: the next), as `onNext` does.
+    func onCall(_ call: Int, of operation: Operation, perform hook: @escaping @Sendable () -> Void) {
+        for index in 1...call { onNext(operation) { if index == call { hook() } } }
+    }
+
     /// A newer producer took over `transactionalId`: its epoch is bumped and its open transaction
     /// aborted; the existing sink's next call throws a fatal `.producerFenced`.
     func fence(transactionalId: String) {
