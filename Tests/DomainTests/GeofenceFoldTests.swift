@@ -99,6 +99,27 @@ import Testing
         #expect(h1.published.count == 2)
     }
 
+    /// More geofences hold the fix than the fold keeps on the stack (32): every one is entered, in
+    /// id order, and each is left as the user moves out of it.
+    @Test func aFixInsideMoreGeofencesThanTheStackHoldsEntersAndLeavesEachOne() {
+        let circles = (0..<80).map { World.circle("pile", "g\($0)", radius: 100 + 5 * Double($0)) }
+        var h = Harness(circles.shuffled())
+        h.send(World.fix(at: 0, o))
+        let entered = h.events(.enteredGeofence)
+        #expect(entered.count == 80)
+        #expect(entered.map(\.geofence!.id) == entered.map(\.geofence!.id).sorted())
+        // 300 m north: out of every circle of radius up to 200 m (and its edge buffer), inside
+        // every one of 400 m or more.
+        h.send(World.fix(at: 120, World.offset(o, north: 300, east: 0)))
+        let exited = Set(h.events(.exitedGeofence).map { $0.geofence!.externalId })
+        #expect(exited.isSuperset(of: (0...20).map { "g\($0)" }))
+        #expect(exited.isDisjoint(with: (60..<80).map { "g\($0)" }))
+        #expect(h.fold.state(of: "u1")?.presences.count == 80 - exited.count)
+        h.send(World.fix(at: 600, World.offset(o, north: 3_000, east: 0)))
+        #expect(h.events(.exitedGeofence).count == 80)
+        #expect(h.fold.state(of: "u1")?.presences.isEmpty == true)
+    }
+
     @Test func gpsJumpIsFilteredAndCounted() {
         var h = Harness([World.circle("store", "far", at: World.offset(o, north: 11_000, east: 0))])
         h.send(World.fix(at: 0, o))

@@ -4,7 +4,7 @@ import Domain
 ///
 /// Every piece is written through a pointer into a scratch area of `limit` bytes: an `Array.append`
 /// per field (uniqueness and capacity checks, a call) would cost more than the JSON itself.
-/// - `append(to:_:)`: a 2 KiB stack scratch area that reaches the `[UInt8]` in a few large appends.
+/// - `append(to:_:)`: a 1 KiB stack scratch area that reaches the `[UInt8]` in a few large appends.
 /// - `append(to:reserving:_:)`: the scratch area is the destination array's own reserved capacity,
 ///   so a record sized up front is written in place, with no copy at all.
 ///
@@ -23,6 +23,9 @@ public struct JSONWriter {
 
     /// Large enough for a whole typical event, so that it reaches the array in one append.
     static let scratchSize = 2048
+    /// `append(to:_:)`'s scratch area: the most `withUnsafeTemporaryAllocation` places on the stack
+    /// without asking the system (above it, a heap allocation per call). A user's state fits.
+    static let stackScratchSize = 1024
     /// Pieces up to this long are copied through the scratch area.
     static let copyThreshold = 512
     /// Strings up to this many UTF-8 bytes are escaped straight into the scratch area.
@@ -55,8 +58,8 @@ public struct JSONWriter {
 
     /// Runs `body` with a writer that appends to `buffer`.
     public static func append(to buffer: inout [UInt8], _ body: (inout JSONWriter) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchSize) { area in
-            var writer = JSONWriter(scratch: area.baseAddress!)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackScratchSize) { area in
+            var writer = JSONWriter(scratch: area.baseAddress!, limit: stackScratchSize)
             swap(&writer.bytes, &buffer)
             body(&writer)
             writer.flush()
@@ -107,7 +110,7 @@ public struct JSONWriter {
 
     // MARK: - Scratch management
 
-    /// Room for `n` ≤ `scratchSize` bytes at the returned pointer; the caller then `commit`s.
+    /// Room for `n` ≤ `stackScratchSize` bytes at the returned pointer; the caller then `commit`s.
     @inline(__always)
     mutating func room(_ n: Int) -> UnsafeMutablePointer<UInt8> {
         if pending &+ n > limit { flush() }

@@ -1,17 +1,19 @@
 /// Geofence entry, exit and dwell: accuracy-aware, with hysteresis at the edge.
 extension UserState {
     /// A geofence holding the fix, as `GeofenceTable.forEachContaining` reports it.
+    /// 32 bytes (the narrow fields last): `holdingCapacity` of them fit the stack.
     private struct Holding {
         var id: GeofenceID
-        var slot: Int32
         var signedDistance: Double
         var radius: Double
+        var slot: Int32
         var hasFoldOptions: Bool
     }
 
-    /// Geofences holding one fix that are kept on the stack; more (a rare pile-up) fall back to one
-    /// lookup per presence.
-    private static let holdingCapacity = 64
+    /// Geofences holding one fix that are kept on the stack: 1 KiB, the most
+    /// `withUnsafeTemporaryAllocation` places there without asking the system (above it, a heap
+    /// allocation on every fix). A pile-up of more goes to an array.
+    private static let holdingCapacity = 32
 
     mutating func updateGeofences(
         at position: Coordinate, accuracy: Double, time: UnixMillis, context: FoldContext, events: inout [Event]
@@ -22,32 +24,41 @@ extension UserState {
         // from the same list.
         withUnsafeTemporaryAllocation(of: Holding.self, capacity: Self.holdingCapacity) { buffer in
             var count = 0
-            var complete = true
             context.geofences.forEachContaining(position) { id, slot, distance, radius, hasFoldOptions in
-                guard count < buffer.count else {
-                    complete = false
-                    return
+                if count < buffer.count {
+                    buffer.initializeElement(at: count, to: Holding(id: id, signedDistance: distance, radius: radius,
+                                                                    slot: slot, hasFoldOptions: hasFoldOptions))
                 }
-                buffer.initializeElement(at: count, to: Holding(id: id, slot: slot, signedDistance: distance,
-                                                                radius: radius, hasFoldOptions: hasFoldOptions))
                 count += 1
             }
-            let holding = UnsafeBufferPointer(rebasing: buffer[0..<count])
-            updateGeofences(at: position, accuracy: accuracy, time: time, context: context,
-                            holding: complete ? holding : nil, events: &events)
+            if count <= buffer.count {
+                updateGeofences(at: position, accuracy: accuracy, time: time, context: context,
+                                holding: UnsafeBufferPointer(rebasing: buffer[0..<count]), events: &events)
+                return
+            }
+            var all: [Holding] = []
+            all.reserveCapacity(count)
+            context.geofences.forEachContaining(position) { id, slot, distance, radius, hasFoldOptions in
+                all.append(Holding(id: id, signedDistance: distance, radius: radius, slot: slot,
+                                   hasFoldOptions: hasFoldOptions))
+            }
+            all.withUnsafeBufferPointer { holding in
+                updateGeofences(at: position, accuracy: accuracy, time: time, context: context, holding: holding,
+                                events: &events)
+            }
         }
     }
 
-    /// - Parameter holding: the geofences holding `position` (all of them), or nil: look them up.
+    /// - Parameter holding: the geofences holding `position`, all of them.
     private mutating func updateGeofences(
         at position: Coordinate, accuracy: Double, time: UnixMillis, context: FoldContext,
-        holding: UnsafeBufferPointer<Holding>?, events: inout [Event]
+        holding: UnsafeBufferPointer<Holding>, events: inout [Event]
     ) {
         let settings = context.settings
         var index = 0
         while index < presences.count {
             let presence = presences[index]
-            if let holding, let held = holding.first(where: { $0.id == presence.geofenceID }) {
+            if let held = holding.first(where: { $0.id == presence.geofenceID }) {
                 // Enabled and in the table (the lookup reports nothing else): only the distance and,
                 // for a geofence with a scheduled end, that end decide.
                 if held.hasFoldOptions || presence.endsAt != .max,
@@ -98,27 +109,18 @@ extension UserState {
             !presences.contains { $0.geofenceID == id }
                 && Self.entersArea(signedDistance: signedDistance, accuracy: accuracy, radius: radius, settings: settings)
         }
-        if let holding {
-            guard !holding.isEmpty else { return }
-            // On the stack: an array here is a heap allocation on every fix that enters something.
-            withUnsafeTemporaryAllocation(of: Entry.self, capacity: holding.count) { buffer in
-                var count = 0
-                for held in holding where mayEnter(held.id, signedDistance: held.signedDistance, radius: held.radius) {
-                    buffer.initializeElement(at: count, to: Entry(id: held.id, slot: held.slot,
-                                                                  signedDistance: held.signedDistance))
-                    count += 1
-                }
-                enter(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), at: time, context: context,
-                      events: &events)
+        guard !holding.isEmpty else { return }
+        // On the stack (up to `holdingCapacity`): an array here is a heap allocation on every fix
+        // that enters something.
+        withUnsafeTemporaryAllocation(of: Entry.self, capacity: holding.count) { buffer in
+            var count = 0
+            for held in holding where mayEnter(held.id, signedDistance: held.signedDistance, radius: held.radius) {
+                buffer.initializeElement(at: count, to: Entry(id: held.id, slot: held.slot,
+                                                              signedDistance: held.signedDistance))
+                count += 1
             }
-        } else {
-            var entered: [Entry] = []
-            context.geofences.forEachContaining(position) { id, slot, distance, radius, _ in
-                if mayEnter(id, signedDistance: distance, radius: radius) {
-                    entered.append(Entry(id: id, slot: slot, signedDistance: distance))
-                }
-            }
-            entered.withUnsafeMutableBufferPointer { enter($0, at: time, context: context, events: &events) }
+            enter(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), at: time, context: context,
+                  events: &events)
         }
     }
 

@@ -15,8 +15,10 @@
 /// empty), of whole boxes in two words (`SpatialGrid.CellBox`): no copies where geofences are sparse.
 struct GridCell: Sendable {
     static let lists = SpatialGrid.subdivisions * SpatialGrid.subdivisions
-    /// Hits gathered at a time by a lookup.
-    static let gathered = 32
+    /// Hits gathered at a time by a lookup: their unpacked entries (40 bytes each) stay within the
+    /// 1 KiB that `withUnsafeTemporaryAllocation` places on the stack (above it, a heap allocation
+    /// on every lookup).
+    static let gathered = 24
 
     /// All a lookup reads of the cell (see `Lookup`).
     private(set) var lookup = Lookup()
