@@ -52,11 +52,12 @@ enum PipelineBench {
             try parsed.int(option, in: 1...10_000_000)
         }
         let rate = fixedRate.map(Double.init) ?? ours / 2
-        let latency = try measureLatency(cluster: cluster, topics: topics, rate: rate, seconds: 10, metrics: first.metrics)
+        let latency = try measureLatency(cluster: cluster, topics: topics, rate: rate, seconds: 10, warmUp: 3,
+                                         metrics: first.metrics)
         let commits = first.metrics.snapshot.commitSeconds
         Terminal.output("commits         \(commits.count.grouped) transactions, mean \(Int(1000 * commits.sum / Double(max(commits.count, 1)))) ms each (committed while the next one is folded)")
         let load = fixedRate == nil ? "half load" : "--latency-rate"
-        Terminal.output("latency         at \(Int(rate).grouped) fixes/s (\(load)): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events)")
+        Terminal.output("latency         at \(Int(rate).grouped) fixes/s (\(load)): p50 \(latency.p50) ms, p99 \(latency.p99) ms fix-to-event (\(latency.samples.grouped) live events of 10 s, after 3 s at that rate)")
         let committed = latency.committed
         func bound(_ fraction: Double) -> String {
             guard let seconds = committed.quantileBound(fraction) else { return "-" }
@@ -143,9 +144,12 @@ enum PipelineBench {
         return Double(count) / seconds
     }
 
-    /// Fresh fixes at `rate` for `seconds`, createdAt = the moment they are produced; latency is
-    /// the time until a read_committed consumer of the events topic sees the event they caused.
-    static func measureLatency(cluster: MockCluster, topics: Topics, rate: Double, seconds: Double,
+    /// Fresh fixes at `rate` for `warmUp + seconds`, createdAt = the moment they are produced; latency
+    /// is the time until a read_committed consumer of the events topic sees the event they caused,
+    /// for the fixes of the last `seconds`. The first seconds are left out: the pipeline comes to the
+    /// probe from the throughput run's backlog (its last commits, snapshots, compactions), and the
+    /// probe's first fixes queue behind it, which says nothing about a steady load.
+    static func measureLatency(cluster: MockCluster, topics: Topics, rate: Double, seconds: Double, warmUp: Double,
                                metrics: RuntimeMetrics) throws
         -> (p50: Int, p99: Int, samples: Int, committed: RuntimeMetrics.Histogram)
     {
@@ -160,7 +164,7 @@ enum PipelineBench {
             _ = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(100))
         }
         let stop = StopFlag()
-        let fleet = latencyFleet(rate: rate, seconds: seconds)
+        let fleet = latencyFleet(rate: rate, seconds: warmUp + seconds)
         let clientConfiguration = cluster.clientConfiguration
         // The probe shares the machine with what it measures: its fixes are generated and encoded
         // before the clock starts, and only their createdAt is written when each is sent.
@@ -190,23 +194,27 @@ enum PipelineBench {
                 Terminal.error("latency publisher failed: \(error)")
             }
         }
-        let committedBefore = metrics.snapshot.inputToCommitSeconds
+        let measuredFrom = WallClock.now() + Int64(warmUp * 1000)
+        var committedBefore: RuntimeMetrics.Histogram?
         publisher.start()
         var latencies: [Int64] = []
-        let end = WallClock.monotonic() + seconds + 3
+        let end = WallClock.monotonic() + warmUp + seconds + 3
         let prefix = Array("latency-".utf8)
         while WallClock.monotonic() < end {
+            if committedBefore == nil, WallClock.now() >= measuredFrom {
+                committedBefore = metrics.snapshot.inputToCommitSeconds
+            }
             for record in try consumer.poll(maxRecords: 10_000, timeout: .milliseconds(50)) {
                 let received = WallClock.now()
                 guard let key = record.key, key.starts(with: prefix), let value = record.value,
-                    let createdAt = liveEventTime(value)
+                    let createdAt = liveEventTime(value), createdAt >= measuredFrom
                 else { continue }
                 latencies.append(received - createdAt)
             }
         }
         stop.set()
         try? consumer.close()
-        let committed = metrics.snapshot.inputToCommitSeconds.since(committedBefore)
+        let committed = metrics.snapshot.inputToCommitSeconds.since(committedBefore ?? metrics.snapshot.inputToCommitSeconds)
         latencies.sort()
         guard !latencies.isEmpty else { return (-1, -1, 0, committed) }
         func percentile(_ p: Double) -> Int { Int(latencies[min(Int(Double(latencies.count) * p), latencies.count - 1)]) }

@@ -25,7 +25,7 @@ enum RunCommand {
             .value("instance-id", valueName: "id",
                    help: "Stable id of this instance (transactional id); default: derived from host and state dir.",
                    environment: "TRIPSTREAM_INSTANCE_ID"),
-            .value("commit-interval", valueName: "duration", help: "Transaction commit interval.", default: "100ms",
+            .value("commit-interval", valueName: "duration", help: "Transaction commit interval (caught up with the inputs, a quarter of it when the last commit is done).", default: "100ms",
                    environment: "TRIPSTREAM_COMMIT_INTERVAL"),
             .value("snapshot-interval", valueName: "duration", help: "Local snapshot interval.", default: "30s",
                    environment: "TRIPSTREAM_SNAPSHOT_INTERVAL"),

@@ -11,7 +11,9 @@ public struct RuntimeOptions: Sendable {
     /// Where partition snapshots are kept, one directory per group. Required.
     public var stateDirectory: String
     public var topics = Topics()
-    /// How often a transaction commits outputs, state and offsets, ms. Default: 100.
+    /// How often a transaction commits outputs, state and offsets, ms: the longest between two
+    /// seals while inputs flow; a runtime caught up with its inputs seals after a quarter of it when
+    /// the committer is idle (`StreamRuntime.sealIfDue`). Default: 100.
     public var commitInterval: Int64 = 100
     /// How often partition snapshots are written, ms. Default: 30 s.
     public var snapshotInterval: Int64 = 30_000

@@ -6,7 +6,14 @@ import KafkaIO
 /// while the fold goes on, their outcomes applied by the driver.
 extension StreamRuntime {
     /// Seals the partitions folded since the last seal into a transaction and hands it to the
-    /// committer, when the commit interval has passed and no transaction is in flight.
+    /// committer, when the commit interval has passed and no transaction is in flight; or, caught
+    /// up with the inputs, as soon as the committer is idle and a quarter of the interval has passed.
+    ///
+    /// Catching up, a transaction gathers a whole interval: its fixed costs (round trips, markers)
+    /// are shared by more inputs. Caught up, nothing is gained by holding inputs while the committer
+    /// waits: at 50,000 fixes/s on the dev broker, sealing early took the input-to-commit p99 from
+    /// ≤ 250–300 ms to ≤ 150–200 ms (`bench --pipeline --latency-rate 50000`). A quarter, not
+    /// nothing: a trickle of inputs does not become a transaction per poll.
     func sealIfDue(force: Bool = false) throws {
         let now = clock.monotonic()
         let dirty = sharedOutput.recordCount > 0 || owners.values.contains { $0.dirty }
@@ -15,7 +22,9 @@ extension StreamRuntime {
             return
         }
         let held = owners.values.reduce(sharedOutput.byteCount) { $0 + $1.output.byteCount }
-        let due = (now - lastSeal) * 1000 >= Double(options.commitInterval) || held >= options.maxTransactionBytes
+        let elapsed = (now - lastSeal) * 1000, interval = Double(options.commitInterval)
+        let due = elapsed >= interval || held >= options.maxTransactionBytes
+            || (caughtUp && elapsed >= interval / 4 && !committer.isBusy)
         guard force || due else { return }
         if committer.isBusy {
             // The commit in flight is slower than folding. Below the bound the fold goes on and the

@@ -50,6 +50,9 @@ public final class StreamRuntime {
     /// The owned-partition count last given to `metrics`.
     var reportedOwnedPartitions = 0
     var lastSeal = 0.0
+    /// Whether the last round took everything fetched and the poll before it came back short:
+    /// no backlog, so a transaction may be sealed early (see `sealIfDue`).
+    var caughtUp = false
     /// Partitions whose outputs were sent early into the open transaction (see `sendOutputsEarly`).
     var sentEarly = Set<Int32>()
     var lastSnapshot = 0.0
@@ -220,6 +223,7 @@ public final class StreamRuntime {
             let seconds = clock.monotonic() - started
             metrics.update { $0.foldBatchSeconds.observe(seconds) }
         }
+        caughtUp = records.count < options.maxPollRecords && !owners.values.contains { $0.pendingCount > 0 }
         try applyBackpressure()
         try sealIfDue()
         sendOutputsEarly()
