@@ -173,7 +173,6 @@ extension StreamRuntime {
         for partition in partitions { retire(partition) }
         for (partition, owner) in try restore(partitions) {
             owners[partition] = owner
-            let locations = TopicPartition(topic: options.topics.locations, partition: partition)
             seek(owner)
         }
     }
