@@ -125,7 +125,7 @@ public enum FixDecoder {
     }
 
     /// The member a key names. Unescaped keys are told apart by length and one byte, then
-    /// compared in full; escaped ones go through the generic lookup.
+    /// compared in full (a word at a time); escaped ones go through the generic lookup.
     @inline(__always)
     private static func field(_ key: JSONStringToken, _ reader: JSONReader) -> Field? {
         if key.hasEscapes { return reader.fieldIndex(key, in: fieldNames).flatMap { Field(rawValue: $0) } }
@@ -152,6 +152,7 @@ public enum FixDecoder {
         default:
             return nil
         }
+        if let words = reader.keyWords(key) { return words == fieldWords[candidate.rawValue] ? candidate : nil }
         return reader.matches(key, candidate.name) ? candidate : nil
     }
 
@@ -159,4 +160,5 @@ public enum FixDecoder {
         "userId", "createdAt", "latitude", "longitude", "accuracy", "speed", "course", "altitude", "deviceId",
         "replayed", "metadata", "location",
     ]
+    private static let fieldWords = fieldNames.map(KeyWords.init)
 }
