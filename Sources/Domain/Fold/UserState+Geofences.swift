@@ -24,28 +24,28 @@ extension UserState {
         // from the same list.
         withUnsafeTemporaryAllocation(of: Holding.self, capacity: Self.holdingCapacity) { buffer in
             var count = 0
+            // A pile-up beyond the buffer continues in an array, from the same lookup.
+            var pileUp: [Holding] = []
             context.geofences.forEachContaining(position) { id, slot, distance, radius, hasFoldOptions in
+                let held = Holding(id: id, signedDistance: distance, radius: radius, slot: slot,
+                                   hasFoldOptions: hasFoldOptions)
                 if count < buffer.count {
-                    buffer.initializeElement(at: count, to: Holding(id: id, signedDistance: distance, radius: radius,
-                                                                    slot: slot, hasFoldOptions: hasFoldOptions))
+                    buffer.initializeElement(at: count, to: held)
+                } else {
+                    if pileUp.isEmpty { pileUp.append(contentsOf: buffer) }
+                    pileUp.append(held)
                 }
                 count += 1
             }
-            if count <= buffer.count {
-                updateGeofences(at: position, accuracy: accuracy, time: time, context: context,
-                                holding: UnsafeBufferPointer(rebasing: buffer[0..<count]), events: &events)
+            guard pileUp.isEmpty else {
+                pileUp.withUnsafeBufferPointer { holding in
+                    updateGeofences(at: position, accuracy: accuracy, time: time, context: context, holding: holding,
+                                    events: &events)
+                }
                 return
             }
-            var all: [Holding] = []
-            all.reserveCapacity(count)
-            context.geofences.forEachContaining(position) { id, slot, distance, radius, hasFoldOptions in
-                all.append(Holding(id: id, signedDistance: distance, radius: radius, slot: slot,
-                                   hasFoldOptions: hasFoldOptions))
-            }
-            all.withUnsafeBufferPointer { holding in
-                updateGeofences(at: position, accuracy: accuracy, time: time, context: context, holding: holding,
-                                events: &events)
-            }
+            updateGeofences(at: position, accuracy: accuracy, time: time, context: context,
+                            holding: UnsafeBufferPointer(rebasing: buffer[0..<count]), events: &events)
         }
     }
 
