@@ -23,10 +23,11 @@ extension StreamRuntime {
         }
         let held = owners.values.reduce(sharedOutput.byteCount) { $0 + $1.output.byteCount }
         let elapsed = (now - lastSeal) * 1000, interval = Double(options.commitInterval)
+        let committing = committer.isBusy
         let due = elapsed >= interval || held >= options.maxTransactionBytes
-            || (caughtUp && elapsed >= interval / 4 && !committer.isBusy)
+            || (caughtUp && elapsed >= interval / 4 && !committing)
         guard force || due else { return }
-        if committer.isBusy {
+        if committing {
             // The commit in flight is slower than folding. Below the bound the fold goes on and the
             // next transaction grows; at the bound the driver waits (its inputs pile up in the
             // merges, which pauses their partitions at the consumer).

@@ -115,11 +115,14 @@ extension PartitionOwner {
         return processor.fold.evictIdleUsers(before: streamTime - horizon)
     }
 
-    /// Images a clean partition now (nothing uncommitted): its evictions go to the store at once.
+    /// `evictIdleUsers`, in a partition with nothing uncommitted: their state goes to the store at once.
+    private func evictIdleUsersNow(horizon: Int64) throws {
+        if evictIdleUsers(horizon: horizon) > 0 { try history.commit() }
+    }
+
+    /// Images a clean partition now (nothing uncommitted).
     func imageWhenClean(horizon: Int64) {
-        if evictIdleUsers(horizon: horizon) > 0 {
-            do { try history.commit() } catch { return }  // the store's failure is reported by the next seal
-        }
+        do { try evictIdleUsersNow(horizon: horizon) } catch { return }  // the store's failure is reported by the next seal
         snapshotCapture = .committed(image: processor.fold, checkpoint: checkpoint)
     }
 
@@ -131,7 +134,7 @@ extension PartitionOwner {
         lastSnapshotAt = monotonic()
         snapshotCapture = .none
         do {
-            if evictIdleUsers(horizon: horizon) > 0 { try history.commit() }
+            try evictIdleUsersNow(horizon: horizon)
             try history.synchronize()
         } catch {
             return SnapshotWriter.Result(partition: partition, outcome: .failure(ReplayError("\(error)")))

@@ -183,9 +183,7 @@ final class TransactionCommitter: @unchecked Sendable {
                 let outcome = isOpen
                     ? abort(after: ReplayError("the work its early outputs came from was dropped"), started: clock.monotonic())
                     : nil
-                isOpen = false
-                earlyFailure = nil
-                earlyOversized = 0
+                forgetOpenTransaction()
                 condition.lock()
                 discarded = outcome
                 discardPending = false
@@ -193,6 +191,13 @@ final class TransactionCommitter: @unchecked Sendable {
                 condition.unlock()
             }
         }
+    }
+
+    /// Committed, aborted or discarded: the next transaction starts afresh.
+    private func forgetOpenTransaction() {
+        isOpen = false
+        earlyFailure = nil
+        earlyOversized = 0
     }
 
     private func beginIfNeeded() throws {
@@ -218,12 +223,7 @@ final class TransactionCommitter: @unchecked Sendable {
         let started = clock.monotonic()
         var oversized = earlyOversized
         var retries = 0
-        defer {
-            // Committed or aborted, the next transaction starts afresh.
-            isOpen = false
-            earlyFailure = nil
-            earlyOversized = 0
-        }
+        defer { forgetOpenTransaction() }
         do {
             if let earlyFailure { throw earlyFailure }
             try beginIfNeeded()
