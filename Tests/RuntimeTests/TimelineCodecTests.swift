@@ -48,6 +48,28 @@ import Testing
         fold.settle(geofences: table, processingTime: now, events: &events)
     }
 
+    /// A seal encodes each touched timeline in place: the bytes must be those of its `parts`, for
+    /// every user of a fleet whose tails hold commands, device extras and late inputs.
+    @Test func aTimelineEncodedInPlaceHasTheBytesOfItsParts() {
+        var (fold, _, _, _, _) = simulatedFold()
+        var compared = 0, differing = 0, tailInputs = 0, attachments = 0
+        fold.forEachTouchedTimeline { timeline in
+            let inPlace = TimelineCodec.encode(timeline)
+            let viaParts = TimelineCodec.encode(timeline.parts)
+            if inPlace != viaParts { differing += 1 }
+            compared += 1
+            timeline.forEachTailInput { input in
+                tailInputs += 1
+                if case .none = input.attachment {} else { attachments += 1 }
+            }
+        }
+        #expect(compared == 150 && differing == 0)
+        #expect(tailInputs > 150 && attachments > 0, "tails of several inputs, some with extras or commands")
+        var visitedAgain = 0
+        fold.forEachTouchedTimeline { _ in visitedAgain += 1 }
+        #expect(visitedAgain == 0, "a visited timeline is no longer touched")
+    }
+
     @Test func everyTimelineRoundTripsAndRestoresToTheSameState() throws {
         var (fold, store, table, rest, published) = simulatedFold()
         let timelines = fold.takeTouchedTimelines()

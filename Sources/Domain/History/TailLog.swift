@@ -79,6 +79,12 @@ struct TailLog: Sendable {
     func decoded() -> [TimelineInput] {
         var inputs: [TimelineInput] = []
         inputs.reserveCapacity(count)
+        forEach { inputs.append($0) }
+        return inputs
+    }
+
+    /// Calls `body` with each input, in order, decoded one at a time (no array of them).
+    func forEach(_ body: (TimelineInput) -> Void) {
         var offset = 0
         var time: Int64 = 0
         var latitude: Int64 = 0
@@ -98,9 +104,8 @@ struct TailLog: Sendable {
             if flags & 4 != 0 { input.accuracyDecimeters = UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) }
             if flags & 8 != 0 { input.speedCentimeters = UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) }
             if flags & 2 != 0 { input.attachment = attachments[Int(Self.readVarint(bytes, &offset))] }
-            inputs.append(input)
+            body(input)
         }
-        return inputs
     }
 
     /// The newest attachment's identity, read in place: `attachments.last` would copy (retain) it.

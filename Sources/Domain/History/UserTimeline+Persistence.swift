@@ -42,6 +42,15 @@ extension UserTimeline {
                      lastTickTimer: lastTickTimer, newestTime: newestTime, tableVersion: tableVersion)
     }
 
+    /// The tail's inputs in order, decoded one at a time: an encoder writes the persistent parts
+    /// from the timeline in place (a seal does so per user), without `parts`' copies and array.
+    public func forEachTailInput(_ body: (TimelineInput) -> Void) {
+        assert(pending.isEmpty, "persisting a timeline with unsettled inputs")
+        tail.forEach(body)
+    }
+
+    public var tailCount: Int { tail.count }
+
     /// Restores a timeline from persisted parts.
     public init(parts: Parts) {
         self.init(userId: parts.userId)

@@ -20,24 +20,24 @@ public struct UserTimeline: Sendable {
     /// Late inputs, and every input of this user after the first of them, waiting for `settle`.
     var pending: [TimelineInput] = []
     /// Segments of this user in the store.
-    var storedSegments: Int32 = 0
+    public internal(set) var storedSegments: Int32 = 0
     /// The geofence table's fingerprint (truncated) when the tail's oldest input was first folded;
     /// `.max`: unknown (a state persisted before it was). A refold diffs against a fold of the old
     /// history with today's table, which equals what was published only if the table has not
     /// changed since; otherwise every refolded event is republished (an identical repeat at worst).
     /// Persisted with the state, and the fingerprint being the same in every process, a restored
     /// user's first refold republishes nothing unchanged.
-    var tableVersion: UInt32 = .max
+    public internal(set) var tableVersion: UInt32 = .max
     /// Inputs older than this can no longer be placed: the history before it expired (`.min`: none has).
-    var historyStart: UnixMillis = .min
+    public internal(set) var historyStart: UnixMillis = .min
     /// First input time of the second oldest stored segment (`.max`: fewer than two): once the newest
     /// input is a horizon past it, the oldest segment has expired.
-    var secondSegmentStart: UnixMillis = .max
+    public internal(set) var secondSegmentStart: UnixMillis = .max
     /// Latest stream time whose timers were applied to `current`.
     public internal(set) var watermark: UnixMillis = .min
     /// Due time of the latest timer a stream-time tick fired: an input older than that must be
     /// refolded so that the timer fires at its place in event time.
-    var lastTickTimer: UnixMillis = .min
+    public internal(set) var lastTickTimer: UnixMillis = .min
     /// The newest input's event time, queued ones included.
     public internal(set) var newestTime: UnixMillis = .min
 
@@ -45,7 +45,7 @@ public struct UserTimeline: Sendable {
     /// `FoldContext.userIdHasher` of this user, hashed once.
     let userIdHasher: StableHasher
     /// The state before `tail[0]`: where a refold that stays within the tail starts.
-    var tailStart: UserState
+    public internal(set) var tailStart: UserState
 
     public init(userId: String) {
         self.userId = userId

@@ -318,14 +318,23 @@ public struct PartitionFold: Sendable {
         }
     }
 
-    /// The timelines of users whose state changed since the last call (first-touch order): for the
-    /// users topic and the state changelog.
-    public mutating func takeTouchedTimelines() -> [UserTimeline] {
-        defer {
-            for slot in touched { isTouched[Int(slot)] = false }
-            touched.removeAll(keepingCapacity: true)
+    /// Calls `body` with the timeline of each user whose state changed since the last call
+    /// (first-touch order), in place: what a seal encodes for the users topic and the state changelog.
+    /// A copy would retain and release every reference a timeline holds, per user and per seal.
+    public mutating func forEachTouchedTimeline(_ body: (borrowing UserTimeline) -> Void) {
+        for slot in touched {
+            isTouched[Int(slot)] = false
+            body(timelines[slot])
         }
-        return touched.map { timelines[$0] }
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    /// Copies of the timelines `forEachTouchedTimeline` would visit, forgetting them as it does.
+    public mutating func takeTouchedTimelines() -> [UserTimeline] {
+        var taken: [UserTimeline] = []
+        taken.reserveCapacity(touched.count)
+        forEachTouchedTimeline { taken.append(copy $0) }
+        return taken
     }
 
     /// Every user's timeline (for a snapshot), in slot order.

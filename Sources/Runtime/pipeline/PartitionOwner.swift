@@ -129,8 +129,8 @@ final class PartitionOwner: @unchecked Sendable {
         let imaged = snapshotCapture.awaitsSeal
         if imaged { _ = evictIdleUsers(horizon: horizon) }  // before the touched users are taken
         var changelog: [ChangelogRecord] = []
-        for timeline in processor.flushUsers(geofences: geofences, now: now, into: &output) {
-            changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline.parts)))
+        processor.flushUsers(geofences: geofences, now: now, into: &output) { timeline in
+            changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline)))
         }
         for change in history.takeChanges() { changelog.append(ChangelogRecord(key: change.key, value: change.value)) }
         changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: checkpoint.bytes))

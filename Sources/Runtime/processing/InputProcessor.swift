@@ -258,18 +258,21 @@ public struct InputProcessor: Sendable {
     }
 
     /// Encodes the latest state of every user touched since the last call (the users topic) and
-    /// returns their timelines for the changelog.
-    public mutating func flushUsers(geofences: GeofenceTable, now: UnixMillis, into output: inout OutputBatch)
-        -> [UserTimeline]
+    /// hands each one's timeline, in place, to `persist` (the changelog). Returns how many there were.
+    @discardableResult
+    public mutating func flushUsers(geofences: GeofenceTable, now: UnixMillis, into output: inout OutputBatch,
+                                    persist: (borrowing UserTimeline) -> Void = { _ in }) -> Int
     {
         settle(geofences: geofences, processingTime: now, into: &output)
-        let touched = fold.takeTouchedTimelines()
-        for timeline in touched {
+        var flushed = 0
+        fold.forEachTouchedTimeline { timeline in
             let snapshot = timeline.current.snapshot(userId: timeline.userId, in: geofences)
             output.users.append(key: snapshot.userId) {
                 UserStateEncoder.encode(snapshot, updatedAt: now, into: &$0)
             }
+            persist(timeline)
+            flushed += 1
         }
-        return touched
+        return flushed
     }
 }

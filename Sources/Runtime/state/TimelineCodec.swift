@@ -13,20 +13,51 @@ public enum TimelineCodec {
     static let segmentVersion: UInt8 = 5
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
+        encode(userId: parts.userId, current: parts.current, tailStart: parts.tailStart, tailCount: parts.tail.count,
+               forEachTailInput: { body in parts.tail.forEach(body) },
+               marks: Marks(storedSegments: parts.storedSegments, historyStart: parts.historyStart,
+                            secondSegmentStart: parts.secondSegmentStart, watermark: parts.watermark,
+                            lastTickTimer: parts.lastTickTimer, newestTime: parts.newestTime,
+                            tableVersion: parts.tableVersion))
+    }
+
+    /// The same bytes as `encode(timeline.parts)`, read from the timeline in place: a seal encodes
+    /// every touched user, and `parts` would copy both states and decode the tail into an array.
+    public static func encode(_ timeline: borrowing UserTimeline) -> [UInt8] {
+        encode(userId: timeline.userId, current: timeline.current, tailStart: timeline.tailStart,
+               tailCount: timeline.tailCount, forEachTailInput: { body in timeline.forEachTailInput(body) },
+               marks: Marks(storedSegments: Int(timeline.storedSegments), historyStart: timeline.historyStart,
+                            secondSegmentStart: timeline.secondSegmentStart, watermark: timeline.watermark,
+                            lastTickTimer: timeline.lastTickTimer, newestTime: timeline.newestTime,
+                            tableVersion: timeline.tableVersion))
+    }
+
+    /// A timeline's scalars, written after its tail.
+    private struct Marks {
+        var storedSegments: Int
+        var historyStart, secondSegmentStart, watermark, lastTickTimer, newestTime: UnixMillis
+        var tableVersion: UInt32
+    }
+
+    private static func encode(userId: String, current: UserState, tailStart: UserState, tailCount: Int,
+                               forEachTailInput: ((TimelineInput) -> Void) -> Void, marks: Marks) -> [UInt8]
+    {
         var w = BinaryWriter()
-        w.bytes.reserveCapacity(96 + parts.tail.count * 12)
+        w.bytes.reserveCapacity(96 + tailCount * 12)
         w.u8(version)
-        w.string(parts.userId)
-        write(parts.current, &w)
-        write(parts.tailStart, &w)
-        writeInputs(parts.tail, &w)
-        w.length(parts.storedSegments)
-        w.i64(parts.historyStart)
-        w.i64(parts.secondSegmentStart)
-        w.i64(parts.watermark)
-        w.i64(parts.lastTickTimer)
-        w.i64(parts.newestTime)
-        w.u32(parts.tableVersion)
+        w.string(userId)
+        write(current, &w)
+        write(tailStart, &w)
+        w.length(tailCount)
+        var inputs = InputWriter()
+        forEachTailInput { inputs.write($0, &w) }
+        w.length(marks.storedSegments)
+        w.i64(marks.historyStart)
+        w.i64(marks.secondSegmentStart)
+        w.i64(marks.watermark)
+        w.i64(marks.lastTickTimer)
+        w.i64(marks.newestTime)
+        w.u32(marks.tableVersion)
         return w.bytes
     }
 
@@ -84,11 +115,18 @@ public enum TimelineCodec {
     /// Inputs in order, each as differences from the one before: about 10 bytes for a fix.
     static func writeInputs(_ inputs: [TimelineInput], _ w: inout BinaryWriter) {
         w.length(inputs.count)
-        var time: Int64 = 0
-        var latitude: Int64 = 0
-        var longitude: Int64 = 0
-        var extras: FixExtras?
-        for input in inputs {
+        var writer = InputWriter()
+        for input in inputs { writer.write(input, &w) }
+    }
+
+    /// Writes inputs one after another, each as differences from the one before.
+    struct InputWriter {
+        private var time: Int64 = 0
+        private var latitude: Int64 = 0
+        private var longitude: Int64 = 0
+        private var extras: FixExtras?
+
+        mutating func write(_ input: TimelineInput, _ w: inout BinaryWriter) {
             var kind = plainFix
             switch input.attachment {
             case .none: break
@@ -106,11 +144,11 @@ public enum TimelineCodec {
                 let c = box.command
                 w.u8(c.kind.rawValue)
                 w.string(c.userId)
-                write(c.trip, &w)
-                continue
+                TimelineCodec.write(c.trip, &w)
+                return
             case let .fixExtras(x) where kind == fixWithExtras:
                 w.optional(x.deviceId) { w, v in w.string(v) }
-                write(x.metadata, &w)
+                TimelineCodec.write(x.metadata, &w)
                 extras = x
             default: break
             }
