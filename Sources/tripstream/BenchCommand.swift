@@ -36,7 +36,7 @@ enum BenchCommand {
             .value("work-dir", valueName: "dir", help: "Where the replay stage writes its files.",
                    default: "/tmp/tripstream-bench"),
             .repeatable("stage", valueName: "name",
-                        help: "Only these stages (jsondecoder, decode, fold, encode, replay-path); default all."),
+                        help: "Only these stages (jsondecoder, decode, fold, seal, encode, replay-path); default all."),
             .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
             .value("pipeline-threads", valueName: "n,...",
                    help: "Fold thread counts the pipeline is measured with, each on a fresh broker; default: 1 and the cores available."),

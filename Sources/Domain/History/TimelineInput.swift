@@ -10,7 +10,7 @@ public struct TimelineInput: Sendable, Equatable {
         case command(CommandBox)
 
         /// The attached object's identity, nil for none: compared per fix without retaining it.
-        var identity: ObjectIdentifier? {
+        public var identity: ObjectIdentifier? {
             switch self {
             case .none: nil
             case let .fixExtras(extras): ObjectIdentifier(extras)
@@ -37,6 +37,16 @@ public struct TimelineInput: Sendable, Equatable {
         speedCentimeters = Self.quantize(fix.speed, scale: 100)
         replayed = fix.replayed
         attachment = extras.map { .fixExtras($0) } ?? .none
+    }
+
+    /// A fix's input without extras, its quantities absent until set.
+    init(time: UnixMillis, position: Coordinate) {
+        self.time = time
+        self.position = position
+        accuracyDecimeters = .max
+        speedCentimeters = .max
+        replayed = false
+        attachment = .none
     }
 
     public init(command: TripCommand) {

@@ -44,7 +44,7 @@ extension UserTimeline {
 
     /// The tail's inputs in order, decoded one at a time: an encoder writes the persistent parts
     /// from the timeline in place (a seal does so per user), without `parts`' copies and array.
-    public func forEachTailInput(_ body: (TimelineInput) -> Void) {
+    public func forEachTailInput(_ body: (borrowing TimelineInput) -> Void) {
         assert(pending.isEmpty, "persisting a timeline with unsettled inputs")
         tail.forEach(body)
     }

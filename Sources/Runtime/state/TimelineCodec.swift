@@ -40,7 +40,7 @@ public enum TimelineCodec {
     }
 
     private static func encode(userId: String, current: UserState, tailStart: UserState, tailCount: Int,
-                               forEachTailInput: ((TimelineInput) -> Void) -> Void, marks: Marks) -> [UInt8]
+                               forEachTailInput: ((borrowing TimelineInput) -> Void) -> Void, marks: Marks) -> [UInt8]
     {
         var w = BinaryWriter()
         w.bytes.reserveCapacity(96 + tailCount * 12)
@@ -125,12 +125,20 @@ public enum TimelineCodec {
         private var latitude: Int64 = 0
         private var longitude: Int64 = 0
         private var extras: FixExtras?
+        /// `extras`' identity: consecutive fixes mostly share one extras object, recognised without
+        /// retaining it.
+        private var extrasIdentity: ObjectIdentifier?
 
         mutating func write(_ input: TimelineInput, _ w: inout BinaryWriter) {
             var kind = plainFix
             switch input.attachment {
             case .none: break
-            case let .fixExtras(x): kind = x == extras ? fixWithPreviousExtras : fixWithExtras
+            case .fixExtras:
+                if extrasIdentity != nil, input.attachment.identity == extrasIdentity {
+                    kind = fixWithPreviousExtras
+                } else if case let .fixExtras(x) = input.attachment {
+                    kind = x == extras ? fixWithPreviousExtras : fixWithExtras
+                }
             case .command: kind = command
             }
             var flags = (input.replayed ? 1 : 0) | kind << 1
@@ -150,6 +158,7 @@ public enum TimelineCodec {
                 w.optional(x.deviceId) { w, v in w.string(v) }
                 TimelineCodec.write(x.metadata, &w)
                 extras = x
+                extrasIdentity = ObjectIdentifier(x)
             default: break
             }
             w.zigzag(Int64(input.position.latitudeE7) - latitude)
