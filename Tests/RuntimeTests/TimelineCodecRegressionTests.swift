@@ -58,11 +58,68 @@ extension TimelineCodecTests {
             historyStart: .min, secondSegmentStart: .max, watermark: .min, lastTickTimer: .min, newestTime: .max - 1)
         let record = TimelineCodec.encode(parts)
         _ = UserTimeline(parts: try TimelineCodec.decode(record))
-        // Then storedSegments (1 byte), five Int64s and the table's fingerprint (4 bytes).
-        let second = (record.count - 45 - 4)..<(record.count - 45)
+        // The tail's bytes end with the second fix (4 bytes); then its attachment count (1 byte),
+        // storedSegments (1 byte), five Int64s and the table's fingerprint (4 bytes).
+        let second = (record.count - 46 - 4)..<(record.count - 46)
         #expect(Array(record[second]) == [0, 0, 0, 0])
         var corrupt = record
         corrupt.replaceSubrange(second, with: [0] + zigzag(10) + [0, 0])
         #expect(throws: (any Error).self) { try TimelineCodec.decode(corrupt) }
+    }
+}
+
+/// State version 8 stores a timeline's tail as the timeline holds it; records of version 7, whose
+/// tail is written input by input, are still read.
+extension TimelineCodecTests {
+    /// Two plain fixes at time 1,000,000 s and the record of their timeline, with where its tail
+    /// section starts: the tail's input count, its bytes (length first), and its attachment count,
+    /// followed by the 45 bytes of storedSegments, five Int64s and the table's fingerprint.
+    func twoFixRecord() -> (parts: UserTimeline.Parts, record: [UInt8], tailSection: Range<Int>) {
+        let fix = Fix(userId: "u", createdAt: 1_000_000, position: Coordinate(latitudeE7: 100, longitudeE7: -100))
+        let input = TimelineInput(fix: fix, extras: nil)
+        let parts = UserTimeline.Parts(
+            userId: "u", current: UserState(), tailStart: UserState(), tail: [input, input], storedSegments: 0,
+            historyStart: .min, secondSegmentStart: .max, watermark: .min, lastTickTimer: .min, newestTime: 1_000_000)
+        let record = TimelineCodec.encode(parts)
+        return (parts, record, (record.count - 45 - 15)..<(record.count - 45))
+    }
+
+    /// 1,000,000 as an unsigned varint (the tail's first time).
+    static let firstTime: [UInt8] = [0xC0, 0x84, 0x3D]
+
+    @Test func aVersion7RecordDecodesToTheSamePartsAsVersion8() throws {
+        let (parts, record, tail) = twoFixRecord()
+        #expect(record.first == 8)
+        // 2 inputs; 12 bytes: the first fix (flags, time, latitude and longitude from 0) and the
+        // second (four zeros); no attachments.
+        #expect(Array(record[tail]) == [2, 12, 0] + Self.firstTime + zigzag(100) + zigzag(-100) + [0, 0, 0, 0] + [0])
+        // Version 7 wrote the tail as segments still write their inputs: zigzag time deltas.
+        let inputs: [UInt8] = [2, 0] + zigzag(1_000_000) + zigzag(100) + zigzag(-100) + [0, 0, 0, 0]
+        let version7 = [7] + Array(record[1..<tail.lowerBound]) + inputs + Array(record[tail.upperBound...])
+        #expect(try TimelineCodec.decode(version7) == parts)
+        #expect(try TimelineCodec.decode(record) == parts)
+    }
+
+    @Test func aCorruptVersion8TailThrows() throws {
+        let (_, record, tail) = twoFixRecord()
+        func replacingTail(with section: [UInt8]) -> [UInt8] {
+            var corrupt = record
+            corrupt.replaceSubrange(tail, with: section)
+            return corrupt
+        }
+        let first: [UInt8] = [0] + Self.firstTime + zigzag(100) + zigzag(-100)
+        #expect(try TimelineCodec.decode(replacingTail(with: [2, 12] + first + [0, 0, 0, 0] + [0])).tail.count == 2)
+        let corrupt: [(String, [UInt8])] = [
+            ("an attachment the record does not hold", [2, 13] + first + [2, 0, 0, 0, 0] + [0]),
+            ("more inputs than the bytes hold", [3, 12] + first + [0, 0, 0, 0] + [0]),
+            ("bytes after the last input", [1, 12] + first + [0, 0, 0, 0] + [0]),
+            ("unknown flags", [2, 12] + first + [16, 0, 0, 0] + [0]),
+            ("a time delta past Int64.max", [2, 21] + first + [0] + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] + [0, 0] + [0]),
+            ("a latitude beyond Int32", [2, 16] + first + [0, 0] + zigzag(Int64(Int32.max)) + [0] + [0]),
+            ("an attachment kind that does not exist", [2, 12] + first + [0, 0, 0, 0] + [1, 9]),
+        ]
+        for (what, section) in corrupt {
+            #expect(throws: (any Error).self, "\(what)") { try TimelineCodec.decode(replacingTail(with: section)) }
+        }
     }
 }

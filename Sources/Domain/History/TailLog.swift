@@ -2,8 +2,10 @@
 /// instead of a 32-byte `TimelineInput`, so a tail of tens of inputs stays small on the hot heap.
 /// Trip commands and fix extras are kept by reference beside the bytes (they are rare).
 ///
-/// Appending in order is all the in-order fold does; reading it back (`decoded`) is for refolds,
-/// sealing a segment and persisting.
+/// Appending in order is all the in-order fold does; reading it back (`decoded`) is for refolds and
+/// sealing a segment. A state record stores `bytes` and `attachments` as they are: this layout is
+/// part of the changelog's format (state version 8), and `inputs(persisted:count:attachments:)` reads
+/// it back with every check a record from disk or the broker needs.
 struct TailLog: Sendable {
     private(set) var bytes: [UInt8] = []
     private(set) var count = 0
@@ -12,7 +14,7 @@ struct TailLog: Sendable {
     private(set) var lastTime: UnixMillis = 0
     private var lastLatitude: Int32 = 0
     private var lastLongitude: Int32 = 0
-    private var attachments: [TimelineInput.Attachment] = []
+    private(set) var attachments: [TimelineInput.Attachment] = []
     /// What the attachments weigh in a stored segment (see `TimelineInput.attachmentWeight`).
     private(set) var attachmentBytes = 0
 
@@ -115,6 +117,99 @@ struct TailLog: Sendable {
     /// The newest attachment's identity, read in place: `attachments.last` would copy (retain) it.
     private var lastAttachment: ObjectIdentifier? {
         attachments.withUnsafeBufferPointer { $0.isEmpty ? nil : $0[$0.count - 1].identity }
+    }
+
+    // MARK: - Persisted as it is
+
+    /// The inputs of a tail stored as its `bytes` (holding `count` inputs) and `attachments`, each
+    /// checked: bytes from a corrupt record throw instead of trapping, and never yield inputs out of
+    /// event-time order or attachments the tail could not have referenced.
+    static func inputs(persisted bytes: [UInt8], count: Int, attachments: [TimelineInput.Attachment])
+        throws(Malformed) -> [TimelineInput]
+    {
+        var reader = PersistedReader(bytes: bytes)
+        var inputs: [TimelineInput] = []
+        inputs.reserveCapacity(min(count, bytes.count))
+        var time: Int64 = 0
+        var latitude: Int64 = 0
+        var longitude: Int64 = 0
+        var lastAttachment = -1
+        for index in 0..<count {
+            let flags = try reader.byte()
+            guard flags < 16 else { throw Malformed("bad tail input flags \(flags)") }
+            let delta = try reader.varint()
+            if index == 0 {
+                time = Int64(bitPattern: delta)
+            } else {
+                let (next, overflow) = time.addingReportingOverflow(Int64(bitPattern: delta))
+                guard delta <= UInt64(Int64.max), !overflow else { throw Malformed("tail inputs out of event-time order") }
+                time = next
+            }
+            let (newLatitude, latitudeOverflow) = latitude.addingReportingOverflow(Self.unzigzag(try reader.varint()))
+            let (newLongitude, longitudeOverflow) = longitude.addingReportingOverflow(Self.unzigzag(try reader.varint()))
+            guard !latitudeOverflow, !longitudeOverflow, let latitudeE7 = Int32(exactly: newLatitude),
+                let longitudeE7 = Int32(exactly: newLongitude)
+            else { throw Malformed("tail coordinate out of range") }
+            (latitude, longitude) = (newLatitude, newLongitude)
+            var input = TimelineInput(time: time, position: Coordinate(latitudeE7: latitudeE7, longitudeE7: longitudeE7))
+            input.replayed = flags & 1 != 0
+            if flags & 4 != 0 { input.accuracyDecimeters = try reader.quantity() }
+            if flags & 8 != 0 { input.speedCentimeters = try reader.quantity() }
+            if flags & 2 != 0 {
+                // `append` refers to the newest attachment again or adds the next one.
+                let raw = try reader.varint()
+                guard raw < UInt64(attachments.count), Int(raw) == lastAttachment || Int(raw) == lastAttachment + 1 else {
+                    throw Malformed("tail attachment \(raw) out of order")
+                }
+                lastAttachment = Int(raw)
+                input.attachment = attachments[lastAttachment]
+                if let command = input.command, command.createdAt != time {
+                    throw Malformed("a command's time differs from its place in the tail")
+                }
+            }
+            inputs.append(input)
+        }
+        guard reader.isAtEnd else { throw Malformed("trailing bytes after the tail's inputs") }
+        guard lastAttachment == attachments.count - 1 else { throw Malformed("tail attachments never referenced") }
+        return inputs
+    }
+
+    /// A persisted tail that fails a check.
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Reads persisted tail bytes, throwing where `readVarint` would trap.
+    private struct PersistedReader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() throws(Malformed) -> UInt8 {
+            guard offset < bytes.count else { throw Malformed("tail bytes end inside an input") }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() throws(Malformed) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let next = try byte()
+                guard shift < 63 || next <= 1 else { throw Malformed("tail varint too long") }
+                value |= UInt64(next & 0x7f) << shift
+                if next & 0x80 == 0 { return value }
+                shift += 7
+            }
+        }
+
+        mutating func quantity() throws(Malformed) -> UInt16 {
+            let raw = try varint()
+            guard raw < UInt64(UInt16.max) else { throw Malformed("tail quantity \(raw) out of range") }
+            return UInt16(raw)
+        }
     }
 
     // MARK: - Varints

@@ -51,6 +51,19 @@ extension UserTimeline {
 
     public var tailCount: Int { tail.count }
 
+    /// The tail as it is held, which a state record stores as it is (state version 8): its
+    /// delta-encoded inputs, and the fix extras and trip commands they refer to.
+    public var tailBytes: [UInt8] { tail.bytes }
+    public var tailAttachments: [TimelineInput.Attachment] { tail.attachments }
+
+    /// The inputs of a tail stored from `tailBytes` and `tailAttachments`, checked (see `TailLog`).
+    /// - Throws: an error whose description names what a corrupt record got wrong.
+    public static func tailInputs(persisted bytes: [UInt8], count: Int, attachments: [TimelineInput.Attachment]) throws
+        -> [TimelineInput]
+    {
+        try TailLog.inputs(persisted: bytes, count: count, attachments: attachments)
+    }
+
     /// Restores a timeline from persisted parts.
     public init(parts: Parts) {
         self.init(userId: parts.userId)

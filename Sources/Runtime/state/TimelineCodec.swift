@@ -3,61 +3,42 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 7: the geofence table's fingerprint the tail was folded with (`UserTimeline.tableVersion`);
-    /// 6: presences' scheduled geofence end and the user's stop (stop detection); a trip's ETA
-    /// milestones and its summary's ETA errors, its expiry, legs and destination geofence's center;
-    /// commands' status, expiresAfter and legs; 5: a trip's run of rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2 (history bounded
-    /// by time: a tail and stored segments) are still read; 1 (a bounded list of inputs) is not.
-    static let version: UInt8 = 7
+    /// 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
+    /// re-encoded input by input; 7: the geofence table's fingerprint the tail was folded with
+    /// (`UserTimeline.tableVersion`); 6: presences' scheduled geofence end and the user's stop (stop
+    /// detection); a trip's ETA milestones and its summary's ETA errors, its expiry, legs and
+    /// destination geofence's center; commands' status, expiresAfter and legs; 5: a trip's run of
+    /// rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2
+    /// (history bounded by time: a tail and stored segments) are still read; 1 (a bounded list of
+    /// inputs) is not.
+    static let version: UInt8 = 8
     /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
     static let segmentVersion: UInt8 = 5
 
-    public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] {
-        encode(userId: parts.userId, current: parts.current, tailStart: parts.tailStart, tailCount: parts.tail.count,
-               forEachTailInput: { body in parts.tail.forEach(body) },
-               marks: Marks(storedSegments: parts.storedSegments, historyStart: parts.historyStart,
-                            secondSegmentStart: parts.secondSegmentStart, watermark: parts.watermark,
-                            lastTickTimer: parts.lastTickTimer, newestTime: parts.newestTime,
-                            tableVersion: parts.tableVersion))
-    }
+    public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] { encode(UserTimeline(parts: parts)) }
 
-    /// The same bytes as `encode(timeline.parts)`, read from the timeline in place: a seal encodes
-    /// every touched user, and `parts` would copy both states and decode the tail into an array.
+    /// A touched user's record, read from its timeline in place: a seal encodes one per user, and
+    /// `parts` would copy both states and decode the tail into an array.
     public static func encode(_ timeline: borrowing UserTimeline) -> [UInt8] {
-        encode(userId: timeline.userId, current: timeline.current, tailStart: timeline.tailStart,
-               tailCount: timeline.tailCount, forEachTailInput: { body in timeline.forEachTailInput(body) },
-               marks: Marks(storedSegments: Int(timeline.storedSegments), historyStart: timeline.historyStart,
-                            secondSegmentStart: timeline.secondSegmentStart, watermark: timeline.watermark,
-                            lastTickTimer: timeline.lastTickTimer, newestTime: timeline.newestTime,
-                            tableVersion: timeline.tableVersion))
-    }
-
-    /// A timeline's scalars, written after its tail.
-    private struct Marks {
-        var storedSegments: Int
-        var historyStart, secondSegmentStart, watermark, lastTickTimer, newestTime: UnixMillis
-        var tableVersion: UInt32
-    }
-
-    private static func encode(userId: String, current: UserState, tailStart: UserState, tailCount: Int,
-                               forEachTailInput: ((borrowing TimelineInput) -> Void) -> Void, marks: Marks) -> [UInt8]
-    {
+        let tail = timeline.tailBytes
         var w = BinaryWriter()
-        w.bytes.reserveCapacity(96 + tailCount * 12)
+        w.bytes.reserveCapacity(128 + tail.count)
         w.u8(version)
-        w.string(userId)
-        write(current, &w)
-        write(tailStart, &w)
-        w.length(tailCount)
-        var inputs = InputWriter()
-        forEachTailInput { inputs.write($0, &w) }
-        w.length(marks.storedSegments)
-        w.i64(marks.historyStart)
-        w.i64(marks.secondSegmentStart)
-        w.i64(marks.watermark)
-        w.i64(marks.lastTickTimer)
-        w.i64(marks.newestTime)
-        w.u32(marks.tableVersion)
+        w.string(timeline.userId)
+        write(timeline.current, &w)
+        write(timeline.tailStart, &w)
+        w.length(timeline.tailCount)
+        w.blob(tail)
+        let attachments = timeline.tailAttachments
+        w.length(attachments.count)
+        for attachment in attachments { write(attachment, &w) }
+        w.length(Int(timeline.storedSegments))
+        w.i64(timeline.historyStart)
+        w.i64(timeline.secondSegmentStart)
+        w.i64(timeline.watermark)
+        w.i64(timeline.lastTickTimer)
+        w.i64(timeline.newestTime)
+        w.u32(timeline.tableVersion)
         return w.bytes
     }
 
@@ -71,7 +52,7 @@ public enum TimelineCodec {
         let userId = try r.string()
         let current = try readState(&r)
         let tailStart = try readState(&r)
-        let tail = try readInputs(&r)
+        let tail = v >= 8 ? try readTail(&r) : try readInputs(&r)
         let parts = UserTimeline.Parts(
             userId: userId, current: current, tailStart: tailStart, tail: tail, storedSegments: try r.length(),
             historyStart: try r.i64(), secondSegmentStart: try r.i64(), watermark: try r.i64(),
@@ -112,6 +93,73 @@ public enum TimelineCodec {
     private static let plainFix: UInt8 = 0, fixWithExtras: UInt8 = 1, fixWithPreviousExtras: UInt8 = 2,
         command: UInt8 = 3
 
+    /// A tail as `UserTimeline` holds it (state version 8), checked input by input.
+    static func readTail(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> [TimelineInput] {
+        let count = try r.length()
+        let bytes = try r.blob()
+        let attachmentCount = try r.length()
+        guard attachmentCount <= count else { throw BinaryReader.Corrupt(description: "more tail attachments than inputs") }
+        var attachments: [TimelineInput.Attachment] = []
+        for _ in 0..<attachmentCount { attachments.append(try readAttachment(&r)) }
+        do {
+            return try UserTimeline.tailInputs(persisted: bytes, count: count, attachments: attachments)
+        } catch {
+            throw BinaryReader.Corrupt(description: "\(error)")
+        }
+    }
+
+    private static let extrasAttachment: UInt8 = 1, commandAttachment: UInt8 = 2
+
+    static func write(_ attachment: TimelineInput.Attachment, _ w: inout BinaryWriter) {
+        switch attachment {
+        case .none: w.u8(0)  // a tail never keeps one; read back as corrupt
+        case let .fixExtras(x):
+            w.u8(extrasAttachment)
+            write(x, &w)
+        case let .command(box):
+            w.u8(commandAttachment)
+            w.i64(box.command.createdAt)
+            write(box.command, &w)
+        }
+    }
+
+    static func readAttachment(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TimelineInput.Attachment {
+        switch try r.u8() {
+        case extrasAttachment: return .fixExtras(try readExtras(&r))
+        case commandAttachment:
+            let createdAt = try r.i64()
+            return .command(CommandBox(try readCommand(&r, createdAt: createdAt)))
+        case let kind: throw BinaryReader.Corrupt(description: "bad tail attachment kind \(kind)")
+        }
+    }
+
+    /// A fix's device id and metadata.
+    static func write(_ extras: FixExtras, _ w: inout BinaryWriter) {
+        w.optional(extras.deviceId) { w, v in w.string(v) }
+        write(extras.metadata, &w)
+    }
+
+    static func readExtras(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> FixExtras {
+        FixExtras(deviceId: try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() },
+                  metadata: try readJSON(&r))
+    }
+
+    /// A trip command but its time (the input's).
+    static func write(_ command: TripCommand, _ w: inout BinaryWriter) {
+        w.u8(command.kind.rawValue)
+        w.string(command.userId)
+        write(command.trip, &w)
+    }
+
+    static func readCommand(_ r: inout BinaryReader, createdAt: UnixMillis) throws(BinaryReader.Corrupt) -> TripCommand {
+        let kindRaw = try r.u8()
+        guard let kind = TripCommand.Kind(rawValue: kindRaw) else {
+            throw BinaryReader.Corrupt(description: "bad command kind \(kindRaw)")
+        }
+        let userId = try r.string()
+        return TripCommand(kind: kind, userId: userId, createdAt: createdAt, trip: try readOptions(&r))
+    }
+
     /// Inputs in order, each as differences from the one before: about 10 bytes for a fix.
     static func writeInputs(_ inputs: [TimelineInput], _ w: inout BinaryWriter) {
         w.length(inputs.count)
@@ -149,14 +197,10 @@ public enum TimelineCodec {
             time = input.time
             switch input.attachment {
             case let .command(box):
-                let c = box.command
-                w.u8(c.kind.rawValue)
-                w.string(c.userId)
-                TimelineCodec.write(c.trip, &w)
+                TimelineCodec.write(box.command, &w)
                 return
             case let .fixExtras(x) where kind == fixWithExtras:
-                w.optional(x.deviceId) { w, v in w.string(v) }
-                TimelineCodec.write(x.metadata, &w)
+                TimelineCodec.write(x, &w)
                 extras = x
                 extrasIdentity = ObjectIdentifier(x)
             default: break
@@ -190,19 +234,12 @@ public enum TimelineCodec {
             time = next
             let kind = (flags >> 1) & 3
             if kind == command {
-                let kindRaw = try r.u8()
-                guard let commandKind = TripCommand.Kind(rawValue: kindRaw) else {
-                    throw BinaryReader.Corrupt(description: "bad command kind \(kindRaw)")
-                }
-                let userId = try r.string()
-                inputs.append(TimelineInput(command: TripCommand(kind: commandKind, userId: userId, createdAt: time,
-                                                                 trip: try readOptions(&r))))
+                inputs.append(TimelineInput(command: try readCommand(&r, createdAt: time)))
                 continue
             }
             var attached: FixExtras?
             if kind == fixWithExtras {
-                let deviceId = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() }
-                extras = FixExtras(deviceId: deviceId, metadata: try readJSON(&r))
+                extras = try readExtras(&r)
                 attached = extras
             } else if kind == fixWithPreviousExtras {
                 guard let previous = extras else {
@@ -257,10 +294,7 @@ public enum TimelineCodec {
         w.i64(s.locationAt)
         w.f32(s.accuracy)
         w.f32(s.speed)
-        w.optional(s.extras) { w, x in
-            w.optional(x.deviceId) { w, d in w.string(d) }
-            write(x.metadata, &w)
-        }
+        w.optional(s.extras) { w, x in write(x, &w) }
         w.optional(s.suspect) { w, c in write(c, &w) }
         w.i64(s.suspectAt)
         w.u8(s.suspectCount)
@@ -286,11 +320,7 @@ public enum TimelineCodec {
         s.locationAt = try r.i64()
         s.accuracy = try r.f32()
         s.speed = try r.f32()
-        s.extras = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
-            FixExtras(
-                deviceId: try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.string() },
-                metadata: try readJSON(&r))
-        }
+        s.extras = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readExtras(&r) }
         s.suspect = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readCoordinate(&r) }
         s.suspectAt = try r.i64()
         s.suspectCount = try r.u8()
