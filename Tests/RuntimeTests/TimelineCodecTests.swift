@@ -70,6 +70,20 @@ import Testing
         #expect(visitedAgain == 0, "a visited timeline is no longer touched")
     }
 
+    /// A snapshot written from a fold in place has the bytes of one made from its timelines' parts,
+    /// and reads back to those parts.
+    @Test func aSnapshotEncodedFromTheFoldInPlaceHasTheBytesOfItsParts() throws {
+        let (fold, _, _, _, _) = simulatedFold()
+        let checkpoint = PartitionCheckpoint(locationsOffset: 7, commandsOffset: 3, streamTime: fold.streamTime)
+        let parts = fold.allTimelines().map(\.parts)
+        #expect(parts.count == 150)
+        let viaParts = PartitionSnapshot(partition: 2, changelogOffset: 40, checkpoint: checkpoint, timelines: parts)
+        let inPlace = PartitionSnapshot.encoded(partition: 2, changelogOffset: 40, checkpoint: checkpoint, fold: fold)
+        #expect(inPlace == viaParts.encoded())
+        let decoded = try PartitionSnapshot(decoding: inPlace)
+        #expect(decoded.timelines == parts && decoded.changelogOffset == 40 && decoded.partition == 2)
+    }
+
     @Test func everyTimelineRoundTripsAndRestoresToTheSameState() throws {
         var (fold, store, table, rest, published) = simulatedFold()
         let timelines = fold.takeTouchedTimelines()

@@ -337,9 +337,16 @@ public struct PartitionFold: Sendable {
         return taken
     }
 
-    /// Every user's timeline (for a snapshot), in slot order.
+    /// Every user's timeline, in slot order.
     public func allTimelines() -> [UserTimeline] {
-        (0..<Int32(timelines.count)).compactMap { timelines[$0].userId.isEmpty ? nil : timelines[$0] }
+        var all: [UserTimeline] = []
+        forEachTimeline { all.append(copy $0) }
+        return all
+    }
+
+    /// Calls `body` with every user's timeline in place, in slot order (a snapshot encodes them all).
+    public func forEachTimeline(_ body: (borrowing UserTimeline) -> Void) {
+        for slot in 0..<Int32(timelines.count) where !timelines[slot].userId.isEmpty { body(timelines[slot]) }
     }
 
     // MARK: - Restore

@@ -65,10 +65,9 @@ final class SnapshotWriter: Sendable {
     static func write(_ job: Job, monotonic: () -> Double) -> Result {
         let started = monotonic()
         do {
-            let snapshot = PartitionSnapshot(partition: job.partition, changelogOffset: job.changelogEnd,
-                                             checkpoint: job.checkpoint,
-                                             timelines: job.image.allTimelines().map(\.parts))
-            try snapshot.write(directory: job.directory)
+            let bytes = PartitionSnapshot.encoded(partition: job.partition, changelogOffset: job.changelogEnd,
+                                                  checkpoint: job.checkpoint, fold: job.image)
+            try PartitionSnapshot.write(bytes, directory: job.directory, partition: job.partition)
             return Result(partition: job.partition, outcome: .success(monotonic() - started))
         } catch {
             return Result(partition: job.partition, outcome: .failure(ReplayError("\(error)")))

@@ -27,13 +27,34 @@ public struct PartitionSnapshot: Sendable {
     }
 
     public func encoded() -> [UInt8] {
+        Self.encoded(partition: partition, changelogOffset: changelogOffset, checkpoint: checkpoint,
+                     count: timelines.count) { w in
+            for parts in timelines { w.blob(TimelineCodec.encode(parts)) }
+        }
+    }
+
+    /// The snapshot of `fold` as it is, each user encoded from its timeline in place: the bytes of
+    /// `PartitionSnapshot(…, timelines: fold.allTimelines().map(\.parts)).encoded()` without copying
+    /// every timeline and decoding its tail first.
+    public static func encoded(partition: Int32, changelogOffset: Int64, checkpoint: PartitionCheckpoint,
+                               fold: PartitionFold) -> [UInt8]
+    {
+        encoded(partition: partition, changelogOffset: changelogOffset, checkpoint: checkpoint,
+                count: fold.userCount) { w in
+            fold.forEachTimeline { w.blob(TimelineCodec.encode($0)) }
+        }
+    }
+
+    private static func encoded(partition: Int32, changelogOffset: Int64, checkpoint: PartitionCheckpoint, count: Int,
+                                timelines: (inout BinaryWriter) -> Void) -> [UInt8]
+    {
         var w = BinaryWriter()
-        w.bytes.append(contentsOf: Self.magic)
+        w.bytes.append(contentsOf: magic)
         w.i32(partition)
         w.i64(changelogOffset)
         w.blob(checkpoint.bytes)
-        w.length(timelines.count)
-        for parts in timelines { w.blob(TimelineCodec.encode(parts)) }
+        w.length(count)
+        timelines(&w)
         return LZ4Frame.compress(w.bytes)
     }
 
@@ -62,10 +83,15 @@ public struct PartitionSnapshot: Sendable {
     /// Writes atomically: a temporary file renamed over the old snapshot, so a crash leaves
     /// either the old or the new one, never half of one.
     public func write(directory: String) throws {
+        try Self.write(encoded(), directory: directory, partition: partition)
+    }
+
+    /// Writes a snapshot's bytes (`encoded`) atomically as `write(directory:)` does.
+    public static func write(_ encoded: [UInt8], directory: String, partition: Int32) throws {
         let path = Self.path(directory: directory, partition: partition)
         let temporary = path + ".tmp"
         let writer = try FileWriter(path: temporary)
-        try writer.write(encoded())
+        try writer.write(encoded)
         try writer.synchronize()
         try writer.close()
         guard rename(temporary, path) == 0 else {
