@@ -167,7 +167,9 @@ enum PipelineBench {
         let fleet = latencyFleet(rate: rate, seconds: warmUp + seconds)
         let clientConfiguration = cluster.clientConfiguration
         // The probe shares the machine with what it measures: its fixes are generated and encoded
-        // before the clock starts, and only their createdAt is written when each is sent.
+        // before the clock starts, and only their createdAt is written when each is sent. It sends
+        // in ticks of a millisecond, every fix due by then stamped with the tick's time: reading the
+        // clock and sleeping once per fix took a fifth of a core at 85,000 fixes/s.
         let publisher = Thread {
             do {
                 // librdkafka's default linger.ms (5): a device gateway batches like any producer.
@@ -175,19 +177,24 @@ enum PipelineBench {
                 let begin = WallClock.monotonic()
                 var sent = 0
                 var value: [UInt8] = []
-                for record in fleet where !stop.isSet {
-                    value = record.value
-                    if let at = record.createdAtRange {
-                        value.replaceSubrange(at, with: RFC3339.string(WallClock.now()).utf8)  // as wide as `at`
+                var next = fleet.startIndex
+                while next < fleet.endIndex, !stop.isSet {
+                    let tick = WallClock.monotonic()
+                    let due = Int((tick - begin) * rate) + 1
+                    let stamp = Array(RFC3339.string(WallClock.now()).utf8)
+                    while sent < due, next < fleet.endIndex {
+                        let record = fleet[next]
+                        next += 1
+                        value.removeAll(keepingCapacity: true)
+                        value.append(contentsOf: record.value)
+                        if let at = record.createdAtRange { value.replaceSubrange(at, with: stamp) }  // as wide as `at`
+                        try producer.produce(topic: record.isFix ? topics.locations : topics.tripCommands,
+                                             key: record.key, value: value)
+                        if record.isFix { sent += 1 }
                     }
-                    try producer.produce(topic: record.isFix ? topics.locations : topics.tripCommands,
-                                         key: record.key, value: value)
-                    guard record.isFix else { continue }
-                    sent += 1
-                    let due = begin + Double(sent) / rate
-                    let now = WallClock.monotonic()
-                    if due > now { Terminal.sleep(seconds: due - now) }
                     producer.poll()
+                    let rest = tick + 0.001 - WallClock.monotonic()
+                    if rest > 0 { Terminal.sleep(seconds: rest) }
                 }
                 _ = try producer.flush(timeout: .seconds(10))
             } catch {
