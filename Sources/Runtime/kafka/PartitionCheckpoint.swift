@@ -18,12 +18,12 @@ public struct PartitionCheckpoint: Sendable, Equatable {
     }
 
     public var bytes: [UInt8] {
-        var w = BinaryWriter()
-        w.u8(1)
-        w.i64(locationsOffset)
-        w.i64(commandsOffset)
-        w.i64(streamTime)
-        return w.bytes
+        BinaryWriter.bytes { w in
+            w.u8(1)
+            w.i64(locationsOffset)
+            w.i64(commandsOffset)
+            w.i64(streamTime)
+        }
     }
 
     public init(bytes: [UInt8]) throws {

@@ -48,14 +48,14 @@ public struct PartitionSnapshot: Sendable {
     private static func encoded(partition: Int32, changelogOffset: Int64, checkpoint: PartitionCheckpoint, count: Int,
                                 timelines: (inout BinaryWriter) -> Void) -> [UInt8]
     {
-        var w = BinaryWriter()
-        w.bytes.append(contentsOf: magic)
-        w.i32(partition)
-        w.i64(changelogOffset)
-        w.blob(checkpoint.bytes)
-        w.length(count)
-        timelines(&w)
-        return LZ4Frame.compress(w.bytes)
+        LZ4Frame.compress(BinaryWriter.bytes { w in
+            w.append(magic)
+            w.i32(partition)
+            w.i64(changelogOffset)
+            w.blob(checkpoint.bytes)
+            w.length(count)
+            timelines(&w)
+        })
     }
 
     public init(decoding compressed: [UInt8]) throws {

@@ -20,26 +20,24 @@ public enum TimelineCodec {
     /// A touched user's record, read from its timeline in place: a seal encodes one per user, and
     /// `parts` would copy both states and decode the tail into an array.
     public static func encode(_ timeline: borrowing UserTimeline) -> [UInt8] {
-        let tail = timeline.tailBytes
-        var w = BinaryWriter()
-        w.bytes.reserveCapacity(128 + tail.count)
-        w.u8(version)
-        w.string(timeline.userId)
-        write(timeline.current, &w)
-        write(timeline.tailStart, &w)
-        w.length(timeline.tailCount)
-        w.blob(tail)
-        let attachments = timeline.tailAttachments
-        w.length(attachments.count)
-        for attachment in attachments { write(attachment, &w) }
-        w.length(Int(timeline.storedSegments))
-        w.i64(timeline.historyStart)
-        w.i64(timeline.secondSegmentStart)
-        w.i64(timeline.watermark)
-        w.i64(timeline.lastTickTimer)
-        w.i64(timeline.newestTime)
-        w.u32(timeline.tableVersion)
-        return w.bytes
+        BinaryWriter.bytes { w in
+            w.u8(version)
+            w.string(timeline.userId)
+            write(timeline.current, &w)
+            write(timeline.tailStart, &w)
+            w.length(timeline.tailCount)
+            w.blob(timeline.tailBytes)
+            let attachments = timeline.tailAttachments
+            w.length(attachments.count)
+            for attachment in attachments { write(attachment, &w) }
+            w.length(Int(timeline.storedSegments))
+            w.i64(timeline.historyStart)
+            w.i64(timeline.secondSegmentStart)
+            w.i64(timeline.watermark)
+            w.i64(timeline.lastTickTimer)
+            w.i64(timeline.newestTime)
+            w.u32(timeline.tableVersion)
+        }
     }
 
     public static func decode(_ bytes: [UInt8]) throws -> UserTimeline.Parts {
@@ -63,13 +61,12 @@ public enum TimelineCodec {
 
     /// A stored history segment: its start state and its inputs, delta-encoded.
     public static func encode(_ segment: HistorySegment) -> [UInt8] {
-        var w = BinaryWriter()
-        w.bytes.reserveCapacity(128 + segment.inputs.count * 12)
-        w.u8(segmentVersion)
-        w.u32(segment.tableVersion)
-        write(segment.start, &w)
-        writeInputs(segment.inputs, &w)
-        return w.bytes
+        BinaryWriter.bytes { w in
+            w.u8(segmentVersion)
+            w.u32(segment.tableVersion)
+            write(segment.start, &w)
+            writeInputs(segment.inputs, &w)
+        }
     }
 
     public static func decodeSegment(_ bytes: [UInt8]) throws -> HistorySegment {
