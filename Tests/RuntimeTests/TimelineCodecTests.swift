@@ -58,10 +58,8 @@ import Testing
             let viaParts = TimelineCodec.encode(timeline.parts)
             if inPlace != viaParts { differing += 1 }
             compared += 1
-            timeline.forEachTailInput { input in
-                tailInputs += 1
-                if case .none = input.attachment {} else { attachments += 1 }
-            }
+            tailInputs += timeline.tailCount
+            attachments += timeline.tailAttachments.count
         }
         #expect(compared == 150 && differing == 0)
         #expect(tailInputs > 150 && attachments > 0, "tails of several inputs, some with extras or commands")

@@ -81,37 +81,26 @@ struct TailLog: Sendable {
     func decoded() -> [TimelineInput] {
         var inputs: [TimelineInput] = []
         inputs.reserveCapacity(count)
-        forEach { inputs.append(copy $0) }
-        return inputs
-    }
-
-    /// Calls `body` with each input, in order, decoded one at a time into one value lent to it (no
-    /// array; an attachment repeated by consecutive inputs is not retained again for each).
-    func forEach(_ body: (borrowing TimelineInput) -> Void) {
         var offset = 0
-        var input = TimelineInput(time: 0, position: Coordinate(latitudeE7: 0, longitudeE7: 0))
-        var attachmentIndex = -1
+        var time: Int64 = 0
         var latitude: Int64 = 0
         var longitude: Int64 = 0
         for index in 0..<count {
             let flags = bytes[offset]
             offset += 1
             let delta = Self.readVarint(bytes, &offset)
-            input.time = index == 0 ? Int64(bitPattern: delta) : input.time + Int64(delta)
+            time = index == 0 ? Int64(bitPattern: delta) : time + Int64(delta)
             latitude += Self.unzigzag(Self.readVarint(bytes, &offset))
             longitude += Self.unzigzag(Self.readVarint(bytes, &offset))
-            input.position = Coordinate(latitudeE7: Int32(truncatingIfNeeded: latitude),
-                                        longitudeE7: Int32(truncatingIfNeeded: longitude))
+            var input = TimelineInput(time: time, position: Coordinate(latitudeE7: Int32(truncatingIfNeeded: latitude),
+                                                                       longitudeE7: Int32(truncatingIfNeeded: longitude)))
             input.replayed = flags & 1 != 0
-            input.accuracyDecimeters = flags & 4 != 0 ? UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) : .max
-            input.speedCentimeters = flags & 8 != 0 ? UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) : .max
-            let attached = flags & 2 != 0 ? Int(Self.readVarint(bytes, &offset)) : -1
-            if attached != attachmentIndex {
-                input.attachment = attached < 0 ? .none : attachments[attached]
-                attachmentIndex = attached
-            }
-            body(input)
+            if flags & 4 != 0 { input.accuracyDecimeters = UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) }
+            if flags & 8 != 0 { input.speedCentimeters = UInt16(truncatingIfNeeded: Self.readVarint(bytes, &offset)) }
+            if flags & 2 != 0 { input.attachment = attachments[Int(Self.readVarint(bytes, &offset))] }
+            inputs.append(input)
         }
+        return inputs
     }
 
     /// The newest attachment's identity, read in place: `attachments.last` would copy (retain) it.

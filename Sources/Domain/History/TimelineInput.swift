@@ -10,7 +10,7 @@ public struct TimelineInput: Sendable, Equatable {
         case command(CommandBox)
 
         /// The attached object's identity, nil for none: compared per fix without retaining it.
-        public var identity: ObjectIdentifier? {
+        var identity: ObjectIdentifier? {
             switch self {
             case .none: nil
             case let .fixExtras(extras): ObjectIdentifier(extras)

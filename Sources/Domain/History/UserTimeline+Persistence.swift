@@ -42,17 +42,13 @@ extension UserTimeline {
                      lastTickTimer: lastTickTimer, newestTime: newestTime, tableVersion: tableVersion)
     }
 
-    /// The tail's inputs in order, decoded one at a time: an encoder writes the persistent parts
-    /// from the timeline in place (a seal does so per user), without `parts`' copies and array.
-    public func forEachTailInput(_ body: (borrowing TimelineInput) -> Void) {
+    /// The tail as it is held, which a state record stores as it is (state version 8): its input
+    /// count, its delta-encoded inputs, and the fix extras and trip commands they refer to. Queued
+    /// inputs must be settled first, as for `parts`.
+    public var tailCount: Int {
         assert(pending.isEmpty, "persisting a timeline with unsettled inputs")
-        tail.forEach(body)
+        return tail.count
     }
-
-    public var tailCount: Int { tail.count }
-
-    /// The tail as it is held, which a state record stores as it is (state version 8): its
-    /// delta-encoded inputs, and the fix extras and trip commands they refer to.
     public var tailBytes: [UInt8] { tail.bytes }
     public var tailAttachments: [TimelineInput.Attachment] { tail.attachments }
 

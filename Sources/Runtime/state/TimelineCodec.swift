@@ -160,30 +160,15 @@ public enum TimelineCodec {
     /// Inputs in order, each as differences from the one before: about 10 bytes for a fix.
     static func writeInputs(_ inputs: [TimelineInput], _ w: inout BinaryWriter) {
         w.length(inputs.count)
-        var writer = InputWriter()
-        for input in inputs { writer.write(input, &w) }
-    }
-
-    /// Writes inputs one after another, each as differences from the one before.
-    struct InputWriter {
-        private var time: Int64 = 0
-        private var latitude: Int64 = 0
-        private var longitude: Int64 = 0
-        private var extras: FixExtras?
-        /// `extras`' identity: consecutive fixes mostly share one extras object, recognised without
-        /// retaining it.
-        private var extrasIdentity: ObjectIdentifier?
-
-        mutating func write(_ input: TimelineInput, _ w: inout BinaryWriter) {
+        var time: Int64 = 0
+        var latitude: Int64 = 0
+        var longitude: Int64 = 0
+        var extras: FixExtras?
+        for input in inputs {
             var kind = plainFix
             switch input.attachment {
             case .none: break
-            case .fixExtras:
-                if extrasIdentity != nil, input.attachment.identity == extrasIdentity {
-                    kind = fixWithPreviousExtras
-                } else if case let .fixExtras(x) = input.attachment {
-                    kind = x == extras ? fixWithPreviousExtras : fixWithExtras
-                }
+            case let .fixExtras(x): kind = x == extras ? fixWithPreviousExtras : fixWithExtras
             case .command: kind = command
             }
             var flags = (input.replayed ? 1 : 0) | kind << 1
@@ -194,12 +179,11 @@ public enum TimelineCodec {
             time = input.time
             switch input.attachment {
             case let .command(box):
-                TimelineCodec.write(box.command, &w)
-                return
+                write(box.command, &w)
+                continue
             case let .fixExtras(x) where kind == fixWithExtras:
-                TimelineCodec.write(x, &w)
+                write(x, &w)
                 extras = x
-                extrasIdentity = ObjectIdentifier(x)
             default: break
             }
             w.zigzag(Int64(input.position.latitudeE7) - latitude)
