@@ -100,6 +100,59 @@ import Testing
         #expect(checked > 1_000, "the points fall inside geofences")
     }
 
+    /// A visit the fix is outside of is tested from the index's entry at the presence's slot: the
+    /// geometry's exact distance and radius, to the bit, inside and outside the shape, after the
+    /// rings were compacted; nothing where the geofence object must decide (disabled, fold options)
+    /// or where the slot does not hold that geofence (another id, removed, out of range).
+    @Test func aSlotAnswersAsTheGeometryWithoutTheObject() {
+        let center = Coordinate(latitudeE7: 411_496_000, longitudeE7: -86_110_000)
+        var geofences = Self.denseTable(seed: 8, count: 6_000, center: center).enumerated().map { index, geofence in
+            index % 11 == 0 || index % 13 == 0
+                ? Geofence(tag: geofence.tag, externalId: geofence.externalId, shape: geofence.shape,
+                           enabled: index % 11 != 0, stopDetection: index % 13 == 0)
+                : geofence
+        }
+        var table = GeofenceTable(geofences)
+        let removed = geofences.indices.filter { $0 % 3 != 0 }.map { geofences[$0] }
+        var removedSlots: [Int32] = []
+        for geofence in removed {
+            var slot: Int32 = -1
+            _ = table.geofence(geofence.id, hint: &slot)
+            removedSlots.append(slot)
+            table.remove(geofence.id)
+        }
+        for slot in removedSlots.prefix(200) { #expect(table.signedDistance(slot: slot, id: removed[0].id, to: center) == nil) }
+        for index in stride(from: 1, to: geofences.count, by: 6) { table.upsert(geofences[index]) }
+        geofences = table.all
+        #expect(geofences.contains { if case .polygon = $0.shape { true } else { false } })
+        var random = SeededRandom(seed: 8)
+        var answered = 0, outside = 0
+        for _ in 0..<3_000 {
+            let geofence = geofences[Int.random(in: 0..<geofences.count, using: &random)]
+            let box = geofence.geometry.boundingBox
+            let point = Coordinate(
+                latitudeE7: Int32.random(in: (box.minLatE7 - 5_000)...(box.maxLatE7 + 5_000), using: &random),
+                longitudeE7: Int32.random(in: (box.minLngE7 - 5_000)...(box.maxLngE7 + 5_000), using: &random))
+            var slot: Int32 = -1
+            #expect(table.geofence(geofence.id, hint: &slot) === geofence)
+            let answer = table.signedDistance(slot: slot, id: geofence.id, to: point)
+            guard geofence.enabled, !geofence.hasFoldOptions else {
+                #expect(answer == nil)
+                continue
+            }
+            let distance = geofence.geometry.signedDistance(to: point)
+            #expect(answer?.distance.bitPattern == distance.bitPattern)
+            #expect(answer?.radius.bitPattern == geofence.geometry.characteristicRadius.bitPattern)
+            let other = geofences[Int.random(in: 0..<geofences.count, using: &random)].id
+            if other != geofence.id { #expect(table.signedDistance(slot: slot, id: other, to: point) == nil) }
+            answered += 1
+            if distance > 0 { outside += 1 }
+        }
+        #expect(answered > 1_000 && outside > 300, "points inside and outside answered")
+        #expect(table.signedDistance(slot: -1, id: geofences[0].id, to: center) == nil)
+        #expect(table.signedDistance(slot: Int32(geofences.count * 4), id: geofences[0].id, to: center) == nil)
+    }
+
     /// A lookup reads a cell's lists through the address of their words, kept beside them: a copy of
     /// a table whose cells then change (inserts that grow and split cells, removals) answers from its
     /// own words, the changed table from the new ones, and a table copied back from the changed one

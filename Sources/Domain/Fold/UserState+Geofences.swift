@@ -78,6 +78,17 @@ extension UserState {
                 index += 1
                 continue
             }
+            // Outside the shape, perhaps not beyond the hysteresis buffer: from the index's entry at the
+            // hint when that tells all (no scheduled end, no fold options), without the geofence object.
+            if presence.endsAt == .max,
+                let shape = context.geofences.signedDistance(slot: presence.slotHint, id: presence.geofenceID,
+                                                             to: position),
+                !Self.leavesArea(signedDistance: shape.distance, accuracy: accuracy, radius: shape.radius,
+                                 settings: settings)
+            {
+                index += 1
+                continue
+            }
             // The hint is not written back: presences are shared with the checkpoints, and a write
             // would copy the array. A stale hint (after a restore) costs one lookup by id.
             var hint = presence.slotHint

@@ -139,6 +139,15 @@ public struct GeofenceTable: Sendable {
         grid.forEachContaining(point, body)
     }
 
+    /// The signed distance from `point` to the shape of the geofence in `slot` and its characteristic
+    /// radius, as `forEachContaining` reports them, if `slot` holds the enabled geofence `id` and it
+    /// has no fold options (`Geofence.hasFoldOptions`); nil otherwise. Touches no geofence object.
+    public func signedDistance(slot: Int32, id: GeofenceID, to point: Coordinate)
+        -> (distance: Double, radius: Double)?
+    {
+        grid.signedDistance(slot: slot, id: id, to: point)
+    }
+
     /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).
     public func geofence(atSlot slot: Int32) -> Geofence? { storage.slots[Int(slot)] }
 

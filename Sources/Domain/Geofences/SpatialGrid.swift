@@ -135,6 +135,10 @@ public struct SpatialGrid: Sendable {
     private(set) var oversized: [Item] = []
     /// The polygons' rings, where their entries point.
     private var rings = PolygonRings()
+    /// Every slot's entry, packed (`Entry.words` words a slot), so that a user already inside a
+    /// geofence the fix is not in is tested without the geofence object (see `signedDistance(slot:)`).
+    /// An unindexed slot's words are zero: not enabled, so never answered from here.
+    private var entriesBySlot: [UInt64] = []
 
     public init() {}
 
@@ -169,6 +173,7 @@ public struct SpatialGrid: Sendable {
         guard let range = Self.cellRanges(box) else { return }
         precondition(slot <= Entry.maxSlot, "a slot beyond what a packed entry holds")
         let entry = Entry(slot: slot, geofence: geofence, ringsAt: rings.append(geofence.geometry))
+        setEntry(entry, atSlot: slot)
         let parts = box.parts
         if Self.cellCount(range) > Self.maxCellsPerShape {
             for part in parts { oversized.append(Item(box: CellBox(part), entry: entry)) }
@@ -195,7 +200,24 @@ public struct SpatialGrid: Sendable {
         }
     }
 
+    /// Packs `entry` at `slot` of `entriesBySlot`, growing it as needed.
+    private mutating func setEntry(_ entry: Entry, atSlot slot: Int32) {
+        let at = Int(slot) * Entry.words
+        if entriesBySlot.count < at + Entry.words {
+            entriesBySlot.append(contentsOf: repeatElement(0, count: at + Entry.words - entriesBySlot.count))
+        }
+        let packed = entry.packed
+        entriesBySlot[at] = packed.0
+        entriesBySlot[at + 1] = packed.1
+        entriesBySlot[at + 2] = packed.2
+        entriesBySlot[at + 3] = packed.3
+    }
+
     public mutating func remove(slot: Int32, box: BoundingBox) {
+        let at = Int(slot) * Entry.words
+        if at + Entry.words <= entriesBySlot.count {
+            entriesBySlot.replaceSubrange(at..<(at + Entry.words), with: repeatElement(0, count: Entry.words))
+        }
         guard let range = Self.cellRanges(box) else { return }
         var removed: Entry?
         if Self.cellCount(range) > Self.maxCellsPerShape {
@@ -228,6 +250,13 @@ public struct SpatialGrid: Sendable {
         for index in cells.indices { cells[index].moveRings(compaction.offsets) }
         for index in oversized.indices where oversized[index].entry.ringsAt >= 0 {
             oversized[index].entry.ringsAt = compaction.offsets[oversized[index].entry.ringsAt]!
+        }
+        for slot in 0..<(entriesBySlot.count / Entry.words) {
+            var entry = entriesBySlot.withUnsafeBufferPointer { Entry($0, at: slot * Entry.words) }
+            guard entry.id.rawValue != 0, entry.ringsAt >= 0,  // zero words: an empty slot
+                let moved = compaction.offsets[entry.ringsAt] else { continue }
+            entry.ringsAt = moved
+            setEntry(entry, atSlot: Int32(slot))
         }
     }
 
@@ -266,17 +295,8 @@ public struct SpatialGrid: Sendable {
             @inline(__always)
             func test(_ entry: Entry, scale: Double) {
                 guard entry.enabled else { return }
-                if entry.ringsAt < 0 {
-                    // The same expression as `GeofenceGeometry.signedDistance`, so the same bits.
-                    let distance = Geodesy.distance(entry.center, point) - entry.radius
-                    if distance <= 0 { body(entry.id, entry.slot, distance, entry.radius, entry.hasFoldOptions) }
-                } else {
-                    let polygon = PolygonRings.signedDistance(
-                        rings, at: entry.ringsAt, metersPerLngE7: scale, origin: entry.center, to: point)
-                    if polygon.distance <= 0 {
-                        body(entry.id, entry.slot, polygon.distance, polygon.radius, entry.hasFoldOptions)
-                    }
-                }
+                let shape = Self.signedDistance(entry, scale: scale, rings: rings, to: point)
+                if shape.distance <= 0 { body(entry.id, entry.slot, shape.distance, shape.radius, entry.hasFoldOptions) }
             }
             let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
             if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
@@ -299,6 +319,37 @@ public struct SpatialGrid: Sendable {
                 }
             }
             forEachOversized(holding: point) { test($0, scale: $0.ringsAt < 0 ? 0 : rings[Int($0.ringsAt)]) }
+        }
+    }
+
+    /// The signed distance from `point` to `entry`'s shape and its characteristic radius: for a
+    /// circle the same expression as `GeofenceGeometry.signedDistance`, so the same bits; a polygon
+    /// from its rings (`scale`: its first value there).
+    @inline(__always)
+    private static func signedDistance(
+        _ entry: Entry, scale: Double, rings: UnsafeBufferPointer<Double>, to point: Coordinate
+    ) -> (distance: Double, radius: Double) {
+        if entry.ringsAt < 0 { return (Geodesy.distance(entry.center, point) - entry.radius, entry.radius) }
+        let polygon = PolygonRings.signedDistance(
+            rings, at: entry.ringsAt, metersPerLngE7: scale, origin: entry.center, to: point)
+        return (polygon.distance, polygon.radius)
+    }
+
+    /// The signed distance from `point` to the shape in `slot` and its characteristic radius, as
+    /// `forEachContaining` reports them, if `slot` holds the enabled geofence `id` and it has no fold
+    /// options; nil otherwise (the caller then asks the geofence object). Reads one packed entry
+    /// (and a polygon's rings), not the geofence object: a cache miss fewer per visit the fix is
+    /// outside of.
+    func signedDistance(slot: Int32, id: GeofenceID, to point: Coordinate) -> (distance: Double, radius: Double)? {
+        let at = Int(slot) * Entry.words
+        guard slot >= 0, at + Entry.words <= entriesBySlot.count else { return nil }
+        return entriesBySlot.withUnsafeBufferPointer { words in
+            let entry = Entry(words, at: at)
+            guard entry.id == id, entry.enabled, !entry.hasFoldOptions else { return nil }
+            return rings.values.withUnsafeBufferPointer { rings in
+                Self.signedDistance(entry, scale: entry.ringsAt < 0 ? 0 : rings[Int(entry.ringsAt)], rings: rings,
+                                    to: point)
+            }
         }
     }
 }
