@@ -142,8 +142,19 @@ public struct JSONWriter {
     // MARK: - Raw text
 
     /// Appends literal JSON text, e.g. a key with its colon.
+    ///
+    /// Inlined: at a call site the literal's length is a constant, so the copy compiles to a few
+    /// moves instead of a call here and one to `memmove` (together 15% of the dense replay's
+    /// instructions, for pieces of 2 to 30 bytes).
+    @inline(__always)
     public mutating func raw(_ text: StaticString) {
-        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        let n = text.utf8CodeUnitCount
+        guard pending &+ n <= limit else {
+            append(UnsafeRawBufferPointer(start: text.utf8Start, count: n))
+            return
+        }
+        UnsafeMutableRawPointer(scratch + pending).copyMemory(from: text.utf8Start, byteCount: n)
+        pending &+= n
     }
 
     public mutating func byte(_ b: UInt8) {
