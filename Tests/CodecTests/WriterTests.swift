@@ -22,6 +22,29 @@ struct WriterTests {
         #expect(written { $0.coordinateE7(e7) } == text)
     }
 
+    /// Every decimals count the writer is used with and beyond, on random values and on edges
+    /// (zeros inside and at the end of the fraction), against the definition: integer part, point,
+    /// the zero-padded fraction without its trailing zeros.
+    @Test func fixedPointMatchesItsDefinition() {
+        var random = SeededRandom(seed: 11)
+        for decimals in 1...9 {
+            var unit: Int64 = 1
+            for _ in 0..<decimals { unit *= 10 }
+            let edges: [Int64] = [0, 1, unit - 1, unit, unit + 1, 10, 100, unit / 10, 1_800_000_000, Int64(Int32.max)]
+            for value in edges + (0..<2_000).map({ _ in Int64.random(in: -4_000_000_000...4_000_000_000, using: &random) }) {
+                let magnitude = value.magnitude, fraction = magnitude % UInt64(unit)
+                var expected = (value < 0 ? "-" : "") + String(magnitude / UInt64(unit))
+                if fraction != 0 {
+                    var digits = String(fraction)
+                    digits = String(repeating: "0", count: decimals - digits.count) + digits
+                    while digits.hasSuffix("0") { digits.removeLast() }
+                    expected += "." + digits
+                }
+                #expect(written { $0.fixedPoint(value, decimals: decimals) } == expected, "\(value), \(decimals)")
+            }
+        }
+    }
+
     @Test(
         arguments: [
             (480, "8"), (510, "8.5"), (500, "8.33"), (0, "0"), (1, "0.02"), (59, "0.98"), (-90, "-1.5"), (3, "0.05"),

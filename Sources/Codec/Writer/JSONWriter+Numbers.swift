@@ -64,20 +64,21 @@ extension JSONWriter {
         n += Self.writeDigits(magnitude / unit, to: p + n)
         var fraction = magnitude % unit
         if fraction != 0 {
-            var digits = decimals
-            while fraction % 10 == 0 {
-                fraction /= 10
-                digits -= 1
-            }
+            // All `decimals` digits, zero-padded, two at a time from the right (`decimals` is a
+            // constant once inlined: the loop unrolls), then the trailing zeros cut off.
             p[n] = UInt8(ascii: ".")
-            n += 1
-            var i = n + digits
-            n = i
-            while i > n - digits {
-                i -= 1
-                p[i] = UInt8(truncatingIfNeeded: 48 &+ fraction % 10)
-                fraction /= 10
+            let end = n + 1 + decimals
+            var i = end, remaining = decimals
+            while remaining >= 2 {
+                let q = fraction / 100
+                i -= 2
+                Self.writePair(Int(truncatingIfNeeded: fraction &- q &* 100), to: p + i)
+                fraction = q
+                remaining -= 2
             }
+            if remaining == 1 { p[i - 1] = UInt8(truncatingIfNeeded: 48 &+ fraction) }
+            n = end
+            while p[n - 1] == UInt8(ascii: "0") { n -= 1 }  // stops at a nonzero digit: the fraction was not 0
         }
         commit(n)
     }
