@@ -38,8 +38,11 @@ public enum EventEncoder {
         // writer below may change `event`), and a table's geofences are shared by the partitions'
         // threads, so their reference counts are cache lines the cores take from one another.
         let fragment = fragments.fragment(for: event.geofence!)
+        // The bound without the geofence's JSON taken here: read from `event` inside the closure
+        // below (where it is captured), the event was copied first.
+        let boundBesidesGeofence = JSONWriter.maxEventBytes(event, geofenceJSON: 0)
         fragments.withJSON(of: fragment) { json in
-            JSONWriter.append(to: &buffer, reserving: JSONWriter.maxEventBytes(event, geofenceJSON: json.count)) { w in
+            JSONWriter.append(to: &buffer, reserving: boundBesidesGeofence &+ json.count) { w in
                 w.event(&event, actualCreatedAt: actualCreatedAt, geofenceJSON: json)
             }
         }

@@ -30,6 +30,25 @@ public struct Event: Sendable, Equatable {
     public var exitReason: ExitReason?
     public var trip: TripSnapshot?
 
+    /// Equal content: everything but `replayed`, `late` and `revision`, which describe the publication, not the
+    /// event. This is what decides whether a refold corrected an event.
+    public func hasSameContent(as other: Event) -> Bool {
+        id == other.id && type == other.type && userId == other.userId && createdAt == other.createdAt
+            && location == other.location && locationAccuracy.bitPattern == other.locationAccuracy.bitPattern
+            && deviceId == other.deviceId && userMetadata == other.userMetadata && geofence === other.geofence
+            && durationSeconds == other.durationSeconds && confidence == other.confidence
+            && exitReason == other.exitReason && trip == other.trip
+    }
+
+    public static func == (lhs: Event, rhs: Event) -> Bool {
+        lhs.hasSameContent(as: rhs) && lhs.replayed == rhs.replayed && lhs.late == rhs.late && lhs.revision == rhs.revision
+    }
+}
+
+extension Event {
+    // In an extension, so that Swift also synthesizes the memberwise initializer (`makeEvent` builds
+    // its events with that one: through this one, each event was built twice, one copy retained and
+    // the other released).
     public init(
         id: EventID, type: EventType, userId: String, createdAt: UnixMillis, replayed: Bool = false, late: Bool = false,
         revision: EventRevision = .original, location: Coordinate?, locationAccuracy: Float = .nan,
@@ -53,19 +72,5 @@ public struct Event: Sendable, Equatable {
         self.trip = trip
         self.confidence = confidence
         self.exitReason = exitReason
-    }
-
-    /// Equal content: everything but `replayed`, `late` and `revision`, which describe the publication, not the
-    /// event. This is what decides whether a refold corrected an event.
-    public func hasSameContent(as other: Event) -> Bool {
-        id == other.id && type == other.type && userId == other.userId && createdAt == other.createdAt
-            && location == other.location && locationAccuracy.bitPattern == other.locationAccuracy.bitPattern
-            && deviceId == other.deviceId && userMetadata == other.userMetadata && geofence === other.geofence
-            && durationSeconds == other.durationSeconds && confidence == other.confidence
-            && exitReason == other.exitReason && trip == other.trip
-    }
-
-    public static func == (lhs: Event, rhs: Event) -> Bool {
-        lhs.hasSameContent(as: rhs) && lhs.replayed == rhs.replayed && lhs.late == rhs.late && lhs.revision == rhs.revision
     }
 }

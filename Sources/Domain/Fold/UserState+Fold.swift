@@ -79,18 +79,20 @@ extension UserState {
 
     /// An event of this user at `time`, its `_id` hashed from the user, the type and what `id` adds.
     /// The other fields are given here rather than set afterwards: set on a local event, they make
-    /// its `append` a copy (every reference in it retained and released).
+    /// its `append` a copy (every reference in it retained and released). Built with the memberwise
+    /// initializer: `Event`'s public one, with its defaults, built each event twice, one copied.
     func makeEvent(_ type: EventType, at time: UnixMillis, context: FoldContext, geofence: Geofence? = nil,
                    confidence: EventConfidence? = nil, durationSeconds: Int32? = nil, exitReason: ExitReason? = nil,
-                   id: (inout StableHasher) -> Void) -> Event
+                   trip: TripSnapshot? = nil, id: (inout StableHasher) -> Void) -> Event
     {
         var hasher = context.userIdHasher
         hasher.combine(type.rawValue)
         id(&hasher)
         return Event(
             id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, replayed: context.replayed,
-            location: location, locationAccuracy: accuracy, deviceId: deviceId, userMetadata: metadata,
-            geofence: geofence, durationSeconds: durationSeconds, confidence: confidence, exitReason: exitReason)
+            late: false, revision: .original, location: location, locationAccuracy: accuracy, deviceId: deviceId,
+            userMetadata: metadata, geofence: geofence, durationSeconds: durationSeconds, confidence: confidence,
+            exitReason: exitReason, trip: trip)
     }
 
     /// The buffer outside a geofence's edge that a user must pass before an exit counts.

@@ -333,7 +333,9 @@ extension UserState {
                    durationSeconds: Int32? = nil, extra: (inout StableHasher) -> Void = { _ in }) -> Event
     {
         guard let box = tripBoxForReading else { preconditionFailure("trip events need a trip") }
-        var event = makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds) {
+        // The snapshot given to `makeEvent`, not set on the event it returns: that would copy the event.
+        return makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds,
+                         trip: box.value.snapshot) {
             $0.combine(box.value.snapshot.plan.externalId)
             $0.combine(UInt64(box.value.ordinal))
             if type == .updatedTrip { $0.combine(time) }
@@ -341,7 +343,5 @@ extension UserState {
             if type != .updatedTrip, let leg = box.value.snapshot.plan.currentLeg { $0.combine(leg.id) }
             extra(&$0)
         }
-        event.trip = box.value.snapshot
-        return event
     }
 }

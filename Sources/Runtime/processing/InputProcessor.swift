@@ -228,17 +228,20 @@ public struct InputProcessor: Sendable {
         swap(&pending, &events)
         pending.withUnsafeMutableBufferPointer { list in
             for index in list.indices {
-                output.events.append(key: list[index].userId) {
-                    EventEncoder.encode(inPlace: &list[index], actualCreatedAt: now, fragments: &geofenceFragments,
+                // Through a pointer to the element: a field read as `list[index].userId` copied the
+                // whole event first (each of its references retained, then released).
+                let event = list.baseAddress! + index
+                output.events.append(key: event.pointee.userId) {
+                    EventEncoder.encode(inPlace: &event.pointee, actualCreatedAt: now, fragments: &geofenceFragments,
                                         into: &$0)
                 }
-                if list[index].type == .updatedTrip {
-                    output.eta.append(key: list[index].userId) {
-                        EtaEncoder.encode(inPlace: &list[index], actualCreatedAt: now, into: &$0)
+                if event.pointee.type == .updatedTrip {
+                    output.eta.append(key: event.pointee.userId) {
+                        EtaEncoder.encode(inPlace: &event.pointee, actualCreatedAt: now, into: &$0)
                     }
-                } else if list[index].type == .stoppedTrip, list[index].trip?.summary != nil {
-                    output.tripSummaries.append(key: list[index].userId) {
-                        TripSummaryEncoder.encode(list[index], actualCreatedAt: now, into: &$0)
+                } else if event.pointee.type == .stoppedTrip, event.pointee.trip?.summary != nil {
+                    output.tripSummaries.append(key: event.pointee.userId) {
+                        TripSummaryEncoder.encode(event.pointee, actualCreatedAt: now, into: &$0)
                     }
                 }
             }
