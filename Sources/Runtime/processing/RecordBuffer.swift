@@ -20,7 +20,9 @@ public struct RecordBuffer: Sendable {
 
     /// Appends a record whose value `encode` appends to the buffer it is given.
     public mutating func append(key: some StringProtocol, encode: (inout [UInt8]) -> Void) {
-        keys.append(contentsOf: key.utf8)
+        // From the string's bytes in one copy; appending its UTF-8 view walks it byte by byte.
+        let copied: Void? = key.utf8.withContiguousStorageIfAvailable { keys.append(contentsOf: $0) }
+        if copied == nil { keys.append(contentsOf: key.utf8) }
         keyEnds.append(keys.count)
         encode(&values)
         valueEnds.append(values.count)
