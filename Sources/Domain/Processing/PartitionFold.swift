@@ -324,7 +324,7 @@ public struct PartitionFold: Sendable {
     public mutating func forEachTouchedTimeline(_ body: (borrowing UserTimeline) -> Void) {
         for slot in touched {
             isTouched[Int(slot)] = false
-            body(timelines[slot])
+            timelines.withTimeline(slot, body)
         }
         touched.removeAll(keepingCapacity: true)
     }
@@ -346,7 +346,7 @@ public struct PartitionFold: Sendable {
 
     /// Calls `body` with every user's timeline in place, in slot order (a snapshot encodes them all).
     public func forEachTimeline(_ body: (borrowing UserTimeline) -> Void) {
-        for slot in 0..<Int32(timelines.count) where !timelines[slot].userId.isEmpty { body(timelines[slot]) }
+        for slot in 0..<Int32(timelines.count) where !timelines[slot].userId.isEmpty { timelines.withTimeline(slot, body) }
     }
 
     // MARK: - Restore

@@ -20,23 +20,29 @@ public enum TimelineCodec {
     /// A touched user's record, read from its timeline in place: a seal encodes one per user, and
     /// `parts` would copy both states and decode the tail into an array.
     public static func encode(_ timeline: borrowing UserTimeline) -> [UInt8] {
+        // Read in place through its address: a borrowed timeline captured by the writer's closure, or
+        // a state passed on by value, was copied first (every reference in it retained and released).
+        withUnsafePointer(to: timeline) { encode($0) }
+    }
+
+    private static func encode(_ pointer: UnsafePointer<UserTimeline>) -> [UInt8] {
         BinaryWriter.bytes { w in
             w.u8(version)
-            w.string(timeline.userId)
-            write(timeline.current, &w)
-            write(timeline.tailStart, &w)
-            w.length(timeline.tailCount)
-            w.blob(timeline.tailBytes)
-            let attachments = timeline.tailAttachments
+            w.string(pointer.pointee.userId)
+            write(pointer.pointer(to: \.current)!, &w)
+            write(pointer.pointer(to: \.tailStart)!, &w)
+            w.length(pointer.pointee.tailCount)
+            w.blob(pointer.pointee.tailBytes)
+            let attachments = pointer.pointee.tailAttachments
             w.length(attachments.count)
             for attachment in attachments { write(attachment, &w) }
-            w.length(Int(timeline.storedSegments))
-            w.i64(timeline.historyStart)
-            w.i64(timeline.secondSegmentStart)
-            w.i64(timeline.watermark)
-            w.i64(timeline.lastTickTimer)
-            w.i64(timeline.newestTime)
-            w.u32(timeline.tableVersion)
+            w.length(Int(pointer.pointee.storedSegments))
+            w.i64(pointer.pointee.historyStart)
+            w.i64(pointer.pointee.secondSegmentStart)
+            w.i64(pointer.pointee.watermark)
+            w.i64(pointer.pointee.lastTickTimer)
+            w.i64(pointer.pointee.newestTime)
+            w.u32(pointer.pointee.tableVersion)
         }
     }
 
@@ -64,7 +70,7 @@ public enum TimelineCodec {
         BinaryWriter.bytes { w in
             w.u8(segmentVersion)
             w.u32(segment.tableVersion)
-            write(segment.start, &w)
+            withUnsafePointer(to: segment.start) { write($0, &w) }
             writeInputs(segment.inputs, &w)
         }
     }
@@ -270,29 +276,30 @@ public enum TimelineCodec {
         try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in RawJSON(bytes: try r.blob()) }
     }
 
-    static func write(_ s: UserState, _ w: inout BinaryWriter) {
-        w.optional(s.location) { w, c in write(c, &w) }
-        w.i64(s.locationAt)
-        w.f32(s.accuracy)
-        w.f32(s.speed)
-        w.optional(s.extras) { w, x in write(x, &w) }
-        w.optional(s.suspect) { w, c in write(c, &w) }
-        w.i64(s.suspectAt)
-        w.u8(s.suspectCount)
-        w.length(s.presences.count)
-        for p in s.presences {
+    /// From the state's address: passed by value from the timeline being encoded, it was copied first.
+    static func write(_ s: UnsafePointer<UserState>, _ w: inout BinaryWriter) {
+        w.optional(s.pointee.location) { w, c in write(c, &w) }
+        w.i64(s.pointee.locationAt)
+        w.f32(s.pointee.accuracy)
+        w.f32(s.pointee.speed)
+        w.optional(s.pointee.extras) { w, x in write(x, &w) }
+        w.optional(s.pointee.suspect) { w, c in write(c, &w) }
+        w.i64(s.pointee.suspectAt)
+        w.u8(s.pointee.suspectCount)
+        w.length(s.pointee.presences.count)
+        for p in s.pointee.presences {
             w.u64(p.geofenceID.rawValue)
             w.i64(p.enteredAt)
             w.u32(p.visitOrdinal)
             w.i64(p.dwellDue)
             w.i64(p.endsAt)
         }
-        w.i64(s.stoppedSince)
-        w.u32(s.visitCount)
-        w.optional(s.trip) { w, t in write(t, &w) }
-        w.u32(s.tripCount)
-        w.f32(s.etaLearning.logScaleSum)
-        w.u32(s.etaLearning.observations)
+        w.i64(s.pointee.stoppedSince)
+        w.u32(s.pointee.visitCount)
+        w.optional(s.pointee.trip) { w, t in write(t, &w) }
+        w.u32(s.pointee.tripCount)
+        w.f32(s.pointee.etaLearning.logScaleSum)
+        w.u32(s.pointee.etaLearning.observations)
     }
 
     static func readState(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> UserState {
