@@ -296,7 +296,12 @@ public enum TimelineCodec {
         }
         w.i64(s.pointee.stoppedSince)
         w.u32(s.pointee.visitCount)
-        w.optional(s.pointee.trip) { w, t in write(t, &w) }
+        // Lent in place (`trip` would copy it out of its box), written as `optional` writes it.
+        let wroteTrip: Void? = s.pointee.withTrip { trip in
+            w.u8(1)
+            write(trip, &w)
+        }
+        if wroteTrip == nil { w.u8(0) }
         w.u32(s.pointee.tripCount)
         w.f32(s.pointee.etaLearning.logScaleSum)
         w.u32(s.pointee.etaLearning.observations)
@@ -408,7 +413,7 @@ public enum TimelineCodec {
             expiry: r.layout >= 6 ? try r.i64() : 24 * 3_600_000, legs: r.layout >= 6 ? try readLegs(&r) : [])
     }
 
-    static func write(_ t: TripProgress, _ w: inout BinaryWriter) {
+    static func write(_ t: borrowing TripProgress, _ w: inout BinaryWriter) {
         let s = t.snapshot
         write(s.plan, &w)
         w.u8(s.status.rawValue)
@@ -427,9 +432,10 @@ public enum TimelineCodec {
             w.i32(v.distanceMeters)
             w.i32(v.durationSeconds)
             w.optional(v.timeOnSiteSeconds) { w, x in w.i32(x) }
-            for error in [v.etaErrors.quarter, v.etaErrors.half, v.etaErrors.threeQuarters] {
-                w.optional(error) { w, x in w.i32(x) }
-            }
+            // One by one: a loop over an array literal allocates the array on every record.
+            w.optional(v.etaErrors.quarter) { w, x in w.i32(x) }
+            w.optional(v.etaErrors.half) { w, x in w.i32(x) }
+            w.optional(v.etaErrors.threeQuarters) { w, x in w.i32(x) }
         }
         w.u32(t.ordinal)
         w.f64(t.distance)
@@ -449,9 +455,9 @@ public enum TimelineCodec {
         w.bool(t.movingAwayNotified)
         w.optional(s.destinationLocation) { w, c in write(c, &w) }
         w.f32(t.etaMilestones.wayMeters)
-        for predicted in [t.etaMilestones.quarter, t.etaMilestones.half, t.etaMilestones.threeQuarters] {
-            w.optional(predicted) { w, v in w.i32(v) }
-        }
+        w.optional(t.etaMilestones.quarter) { w, v in w.i32(v) }
+        w.optional(t.etaMilestones.half) { w, v in w.i32(v) }
+        w.optional(t.etaMilestones.threeQuarters) { w, v in w.i32(v) }
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
