@@ -113,7 +113,31 @@ extension JSONWriter {
             int(Int64(value))
             return
         }
+        if shortDecimal(value) { return }
         shortest(value.description)
+    }
+
+    /// Writes `value` (finite, not an integer) as `description` would when it has at most four
+    /// decimals and a magnitude in [0.001, 1000), as accuracies and speeds do; returns false, writing
+    /// nothing, otherwise. `description` is the shortest text that reads back as `value`: the first
+    /// `k` whose nearest multiple of 10⁻ᵏ reads back as `value` gives it, and in that range a Float's
+    /// spacing (at most 2⁻¹⁴) is below 10⁻⁴, so only one multiple of 10⁻ᵏ can read back as it.
+    /// About a fifth of the cost of formatting `description` (a String per value).
+    @inline(__always)
+    mutating func shortDecimal(_ value: Float) -> Bool {
+        let magnitude = abs(value)
+        guard magnitude >= 0.001, magnitude < 1000 else { return false }
+        let exact = Double(magnitude)  // every Float is a Double: scaling by 10ᵏ ≤ 10⁴ is exact
+        var unit: Int64 = 10
+        for decimals in 1...4 {
+            let scaled = (exact * Double(unit)).rounded()
+            if Float(scaled / Double(unit)) == magnitude {
+                fixedPoint(value < 0 ? -Int64(scaled) : Int64(scaled), decimals: decimals)
+                return true
+            }
+            unit *= 10
+        }
+        return false
     }
 
     private mutating func shortest(_ text: String) {
