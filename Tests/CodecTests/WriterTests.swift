@@ -45,6 +45,29 @@ struct WriterTests {
         }
     }
 
+    /// A float prints as `description` does (its trailing `.0` dropped), through the short-decimal
+    /// path or not: every value of up to four decimals below 100, random floats across magnitudes
+    /// (most with no short decimal form), negatives, and the edges of the path's range.
+    @Test func floatsPrintAsTheirDescription() {
+        func expected(_ value: Float) -> String {
+            let text = value.description
+            return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+        }
+        var values: [Float] = [0.001, 0.0009999, 999.9999, 1000.5, 0.1, 0.25, 4.7, 16.55, -3.2, -0.001, 1e-5, 1e20]
+        for n in 1..<1_000_000 { values.append(Float(n) / 10_000) }
+        var random = SeededRandom(seed: 12)
+        for _ in 0..<200_000 {
+            let exponent = Float.random(in: -12...12, using: &random)
+            values.append(Float.random(in: 1..<10, using: &random) * pow(10, exponent) * (Bool.random(using: &random) ? 1 : -1))
+        }
+        var mismatches: [String] = []
+        for value in values where value.isFinite {
+            let text = written { $0.float(value) }
+            if text != expected(value), mismatches.count < 5 { mismatches.append("\(value): \(text)") }
+        }
+        #expect(mismatches.isEmpty)
+    }
+
     @Test(
         arguments: [
             (480, "8"), (510, "8.5"), (500, "8.33"), (0, "0"), (1, "0.02"), (59, "0.98"), (-90, "-1.5"), (3, "0.05"),
@@ -64,6 +87,12 @@ struct WriterTests {
         #expect(
             written { $0.eventID(EventID(high: 0x0123_4567_89ab_cdef, low: 0xfeed_beef)) }
                 == #""0123456789abcdeffeedbeef""#)
+        var random = SeededRandom(seed: 13)
+        for _ in 0..<1_000 {
+            let id = EventID(high: UInt64.random(in: 0...UInt64.max, using: &random),
+                             low: UInt32.random(in: 0...UInt32.max, using: &random))
+            #expect(written { $0.eventID(id) } == "\"" + id.hexString + "\"")
+        }
     }
 
     @Test func escaping() {
