@@ -111,6 +111,31 @@ struct WriterTests {
             } == (0..<1000).map { "\($0)," }.joined())
     }
 
+    /// Pieces that end exactly at, or run past, the scratch area's end: literal keys after a flush,
+    /// a spliced value shorter than the copy threshold, and one longer that goes to the output as it is.
+    @Test func piecesAcrossTheScratchAreaStayInOrder() {
+        let short = RawJSON(bytes: Array(String(repeating: "7", count: 300).utf8))
+        let long = RawJSON(bytes: Array(String(repeating: "8", count: 3_000).utf8))
+        var expected = ""
+        let text = written { w in
+            for i in 0..<400 {
+                w.raw("{\"k\":")
+                expected += "{\"k\":"
+                if i % 37 == 0 {
+                    w.raw(short)
+                    expected += String(repeating: "7", count: 300)
+                }
+                if i % 101 == 0 {
+                    w.raw(long)
+                    expected += String(repeating: "8", count: 3_000)
+                }
+                w.byte(UInt8(ascii: "}"))
+                expected += "}"
+            }
+        }
+        #expect(text == expected)
+    }
+
     @Test func standaloneWriterAppendsToTheBuffer() {
         var buffer = Array("x".utf8)
         var w = JSONWriter(taking: &buffer)

@@ -51,14 +51,12 @@ public struct UserState: Sendable, Equatable {
     /// The box itself, for reading fields without copying the trip out.
     var tripBoxForReading: TripBox? { tripBox }
 
-    /// Lends the open trip (pending or active) to `body` in place; nil when there is none. `trip`
-    /// copies it out of its box, every reference in it retained and released. `body` only reads it.
+    /// Lends the open trip (pending or active) to `body` in place (see `lendInPlace`); nil when there
+    /// is none. `trip` copies it out of its box. `body` only reads it.
     public func withTrip<R>(_ body: (borrowing TripProgress) -> R) -> R? {
         guard let box = tripBox else { return nil }
-        return Self.lend(&box.value, body)
+        return lendInPlace(&box.value, body)
     }
-
-    private static func lend<R>(_ trip: inout TripProgress, _ body: (borrowing TripProgress) -> R) -> R { body(trip) }
 
     /// When the open trip (pending or active) expires, without copying it out.
     var tripExpiresAt: UnixMillis? { tripBox?.expiresAt }

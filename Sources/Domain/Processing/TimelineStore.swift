@@ -17,20 +17,14 @@ struct TimelineStore: Sendable {
         count += 1
     }
 
-    /// Lends `slot`'s timeline to `body` in place. Passed on as `timelines[slot]` (or a pointer's
-    /// `pointee`), the timeline was copied first, every reference in it retained and released; an
-    /// `inout` binding is lent as it is. `body` only reads it.
+    /// Lends `slot`'s timeline to `body` in place (see `lendInPlace`): passed on as `timelines[slot]`,
+    /// it was copied first. `body` only reads it.
     @inline(__always)
     func withTimeline<R>(_ slot: Int32, _ body: (borrowing UserTimeline) -> R) -> R {
         segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
             let timeline = UnsafeMutablePointer(mutating: $0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
-            return Self.lend(&timeline.pointee, body)
+            return lendInPlace(&timeline.pointee, body)
         }
-    }
-
-    @inline(__always)
-    private static func lend<R>(_ timeline: inout UserTimeline, _ body: (borrowing UserTimeline) -> R) -> R {
-        body(timeline)
     }
 
     subscript(slot: Int32) -> UserTimeline {
