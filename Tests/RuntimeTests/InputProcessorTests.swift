@@ -28,6 +28,25 @@ import Testing
         #expect(letters.first?.offset == 41 && letters.first?.partition == 2)
     }
 
+    /// A replay has no wall clock: a dead letter is received at the stream time, and at the epoch
+    /// before the stream has one (not at `UnixMillis.min`, which prints as a date in year 0).
+    @Test func aReplaysDeadLetterIsReceivedAtTheStreamTimeOrTheEpochBeforeIt() throws {
+        var processor = InputProcessor(settings: FoldSettings())
+        var output = OutputBatch(newlineSeparated: false)
+        let bad = Array(#"{"userId":"u1","createdAt":"2026-01-01T00:00:00Z","latitude":"x","longitude":2}"#.utf8)
+        let good = Array(#"{"userId":"u1","createdAt":"2026-01-01T00:00:00Z","latitude":1,"longitude":2}"#.utf8)
+        for bytes in [bad, good, bad] {
+            bytes.withUnsafeBytes { value in
+                processor.processFix(key: nil, value: value, source: Self.source, geofences: GeofenceTable(),
+                                     processingTime: nil, into: &output)
+            }
+        }
+        #expect(try Self.letters(output).map(\.receivedAt) == [0, Self.now])
+        var text = ""
+        try output.deadLetters.forEach { _, value in text += String(decoding: value, as: UTF8.self) }
+        #expect(text.contains(#""receivedAt":"1970-01-01T00:00:00.000Z""#), "\(text)")
+    }
+
     static let source = RecordSource(topic: "tripstream.locations", partition: 0, offset: 7)
     static let now: UnixMillis = 1_767_225_600_000
 

@@ -255,8 +255,11 @@ public struct InputProcessor: Sendable {
                                      into output: inout OutputBatch)
     {
         counters.deadLetters[reason, default: 0] += 1
+        // A replay's processing time is its stream time, which a stream without a fix yet does not
+        // have (`.min`, printed as a year-0 date): the epoch then, a time no input can be at.
+        let receivedAt = time == .min ? 0 : time
         let letter = DeadLetter(reason: reason, detail: detail, topic: source.topic, partition: source.partition,
-                                offset: source.offset, key: key, value: Array(value), receivedAt: time).capped()
+                                offset: source.offset, key: key, value: Array(value), receivedAt: receivedAt).capped()
         output.deadLetters.append(keyBytes: key) { DeadLetterEncoder.encode(letter, into: &$0) }
     }
 
