@@ -25,8 +25,11 @@ final class GeofenceFeed {
     }
 
     /// Reads until every partition is at the end it had when this started (the table is complete
-    /// before any fix is folded).
-    func loadAll(timeout seconds: Double) throws {
+    /// before any fix is folded). The records it rejects become dead letters in `output`, as live
+    /// ones do: a bad geofence published while no instance ran is reported, not only counted. Each
+    /// start reads the whole topic, so a restart reports them again, under the same topic,
+    /// partition and offset.
+    func loadAll(timeout seconds: Double, into output: inout OutputBatch) throws {
         guard !partitions.isEmpty else { return }
         var ends: [TopicPartition: Int64] = [:]
         for partition in partitions {
@@ -34,9 +37,8 @@ final class GeofenceFeed {
             ends[TopicPartition(topic: topic, partition: partition)] = marks.high
         }
         let deadline = clock.monotonic() + seconds
-        var discarded = OutputBatch(newlineSeparated: false)
         while clock.monotonic() < deadline {
-            _ = try poll(into: &discarded)
+            _ = try poll(into: &output)
             let positions = try reader.positions(Array(ends.keys))
             if ends.allSatisfy({ (positions[$0.key] ?? -1) >= $0.value || $0.value == 0 }) { return }
         }

@@ -154,6 +154,9 @@ extension StreamRuntime {
             }
             // What was folded since (the next transaction's inputs) grew from the aborted state too.
             dropUncommittedWork()
+            var shared = receipt.shared
+            shared.append(contentsOf: sharedOutput)
+            sharedOutput = shared
             try rebuildOwnedPartitions()
         case let .fatal(error):
             throw error  // fenced by a newer instance, or an unrecoverable client error
@@ -162,8 +165,8 @@ extension StreamRuntime {
     }
 
     /// Forgets what was folded since the last commit: outputs, history changes, commit timestamps.
+    /// The geofence table's dead letters stay (`sharedOutput`): their records are not read again.
     func dropUncommittedWork() {
-        sharedOutput.removeAll()
         for owner in owners.values { owner.dropUncommitted() }
     }
 

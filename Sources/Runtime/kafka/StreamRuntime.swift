@@ -105,8 +105,10 @@ public final class StreamRuntime {
         try ensureTopics()
         geofenceFeed = try GeofenceFeed(reader: broker.reader(configuration: geofenceReaderConfiguration),
                                         topic: options.topics.geofences, clock: clock, log: log)
-        try geofenceFeed.loadAll(timeout: 60)
-        log("geofences loaded: \(geofenceFeed.table.count)")
+        try geofenceFeed.loadAll(timeout: 60, into: &sharedOutput)
+        let rejected = sharedOutput.deadLetters.count
+        log("geofences loaded: \(geofenceFeed.table.count)"
+            + (rejected > 0 ? ", \(rejected) records rejected (to the dead-letter topic with the first commit)" : ""))
 
         committer = try TransactionCommitter(
             broker: broker, configuration: options.transactionalProducerConfiguration,

@@ -351,6 +351,9 @@ struct TransactionReceipt: Sendable {
 
     let parts: [Part]
     let sealedAt: Double
+    /// The geofence table's dead letters it carried: no input is read again after an abort to
+    /// yield them anew, so the driver puts them in the next transaction.
+    let shared: OutputBatch
 
     init(_ transaction: SealedTransaction) {
         parts = transaction.partitions.map {
@@ -358,6 +361,7 @@ struct TransactionReceipt: Sendable {
                  inputs: $0.inputs, inputTimestamps: $0.inputTimestamps)
         }
         sealedAt = transaction.sealedAt
+        shared = transaction.shared
     }
 }
 

@@ -21,6 +21,15 @@ public struct OutputBatch: Sendable {
     public var byteCount: Int { events.byteCount + eta.byteCount + deadLetters.byteCount + users.byteCount
         + tripSummaries.byteCount }
 
+    /// Appends every record of `other` after this batch's, topic by topic.
+    public mutating func append(contentsOf other: OutputBatch) {
+        events.append(contentsOf: other.events)
+        eta.append(contentsOf: other.eta)
+        deadLetters.append(contentsOf: other.deadLetters)
+        users.append(contentsOf: other.users)
+        tripSummaries.append(contentsOf: other.tripSummaries)
+    }
+
     public mutating func removeAll() {
         events.removeAll()
         eta.removeAll()

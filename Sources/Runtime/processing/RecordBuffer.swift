@@ -38,6 +38,13 @@ public struct RecordBuffer: Sendable {
         if newlineSeparated { values.append(UInt8(ascii: "\n")) }
     }
 
+    /// Appends every record of `other` (a key it stored as empty stays empty).
+    public mutating func append(contentsOf other: RecordBuffer) {
+        other.forEach { key, value in
+            append(keyBytes: key.isEmpty ? nil : Array(key)) { $0.append(contentsOf: value) }
+        }
+    }
+
     /// Calls `body` with each record's key and value bytes, valid only inside the call.
     public func forEach(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) rethrows {
         try values.withUnsafeBytes { allValues in
