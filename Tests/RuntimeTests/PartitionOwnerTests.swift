@@ -1,3 +1,4 @@
+import Codec
 import Domain
 import Foundation
 import KafkaIO
@@ -132,6 +133,25 @@ import Testing
         owner.take(command: Self.startCommand(0, second: 1), round: 2)
         owner.take(command: Self.startCommand(0, second: 1), round: 3)
         #expect(owner.pendingCount == 2)
+    }
+
+    /// A record with a null value (a tombstone, as a producer deletes a key of a compacted topic) is
+    /// dead-lettered as such, with its key, not as an empty record.
+    @Test func aTombstoneFixOrCommandIsDeadLetteredAsATombstone() throws {
+        let owner = PartitionOwner(partition: 0, settings: FoldSettings(), checkpoint: nil, history: try TestHistory.store(),
+                                   monotonic: 0)
+        owner.take(fix: ConsumedRecord(topic: Self.topics.locations, partition: 0, offset: 0, key: Array("u1".utf8),
+                                       value: nil, timestamp: 1_767_225_600_000), round: 1)
+        owner.take(command: ConsumedRecord(topic: Self.topics.tripCommands, partition: 0, offset: 0, key: Array("u1".utf8),
+                                           value: nil, timestamp: 1_767_225_600_000), round: 1)
+        var seconds = 0.0
+        Self.forceFold(owner, &seconds)
+        var letters: [DeadLetter] = []
+        try owner.output.deadLetters.forEach { _, value in letters.append(try DeadLetterDecoder.decode(value)) }
+        #expect(letters.map(\.topic).sorted() == [Self.topics.locations, Self.topics.tripCommands])
+        #expect(letters.allSatisfy { $0.reason == .notAnObject && $0.detail.contains("tombstone") && $0.key == Array("u1".utf8) },
+                "\(letters.map(\.detail))")
+        #expect(owner.processor.counters.deadLetters[.notAnObject] == 2)
     }
 
     /// A seal encodes each user changed since the last one once, in its newest state (users topic and

@@ -3,6 +3,8 @@
 public enum RejectionReason: String, CaseIterable, Sendable {
     // Decoding (Codec).
     case invalidJSON = "invalid_json"
+    /// A JSON value other than an object, or a Kafka record with a null value (a tombstone) where a
+    /// fix or a trip command was expected.
     case notAnObject = "not_an_object"
     case missingField = "missing_field"
     case wrongType = "wrong_type"

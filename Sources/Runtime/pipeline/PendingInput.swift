@@ -1,3 +1,4 @@
+import Codec
 import Domain
 
 /// A fetched input waiting to be merged into its partition's event-time order, decoded once on
@@ -15,16 +16,19 @@ struct PendingInput {
     var createdAt: UnixMillis { decoded.createdAt }
 
     static func fix(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64, round: UInt64) -> PendingInput {
-        let bytes = value ?? []
-        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, round: round,
-                            decoded: .fix(bytes))
+        PendingInput(key: key, value: value ?? [], offset: offset, timestamp: timestamp, round: round,
+                     decoded: value.map { .fix($0) } ?? tombstone)
     }
 
     static func command(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64, round: UInt64)
         -> PendingInput
     {
-        let bytes = value ?? []
-        return PendingInput(key: key, value: bytes, offset: offset, timestamp: timestamp, round: round,
-                            decoded: .command(bytes))
+        PendingInput(key: key, value: value ?? [], offset: offset, timestamp: timestamp, round: round,
+                     decoded: value.map { .command($0) } ?? tombstone)
     }
+
+    /// A record with a null value: what a producer sends to delete a key of a compacted topic,
+    /// which says nothing to a stream of fixes or commands. Named as such, not as an empty record.
+    static let tombstone = DecodedInput.invalid(
+        DecodeError(.notAnObject, "null value (a tombstone), expected a JSON object"))
 }
