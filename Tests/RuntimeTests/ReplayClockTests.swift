@@ -13,9 +13,9 @@ import Testing
                                 shape: .circle(center: Coordinate(latitude: 41.148, longitude: -8.611), radius: 150),
                                 dwellThreshold: 10)
 
-    static func fix(_ user: String, minutes: Double, inside: Bool = true) -> Fix {
+    static func fix(_ user: String, minutes: Double, inside: Bool = true, replayed: Bool = false) -> Fix {
         Fix(userId: user, createdAt: t0 + UnixMillis(minutes * 60_000),
-            position: Coordinate(latitude: inside ? 41.148 : 41.2, longitude: -8.611), accuracy: 5)
+            position: Coordinate(latitude: inside ? 41.148 : 41.2, longitude: -8.611), accuracy: 5, replayed: replayed)
     }
 
     /// Replays fixes (in this order) and a trip start for user A; returns events and dead letters.
@@ -81,5 +81,31 @@ import Testing
         ])
         #expect(letters.isEmpty, "\(letters)")
         #expect(events.contains { $0.event.type == .dwelledInGeofence })
+    }
+
+    /// A real gap (A's next fix 40 minutes on), then late data from B before B's live fixes catch
+    /// up: B's offline buffer (marked replayed) and a fix of B older than the stream. Neither says
+    /// the stream is still in the old time: A's fixes after the gap are folded, not dead-lettered.
+    @Test func lateDataReplayedAcrossARealGapRefutesNothing() throws {
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
+            Self.fix("A", minutes: 40), Self.fix("A", minutes: 41),
+            Self.fix("B", minutes: 1.5, inside: false),  // behind the stream
+            Self.fix("B", minutes: 3, inside: false, replayed: true), Self.fix("B", minutes: 4, inside: false, replayed: true),
+            Self.fix("B", minutes: 41, inside: false), Self.fix("A", minutes: 42),
+        ])
+        #expect(letters.isEmpty, "\(letters)")
+        #expect(events.contains { $0.event.type == .dwelledInGeofence }, "A stayed 40 minutes: the dwell fires")
+    }
+
+    /// The same stream with B's buffer not marked: B's fix at 3 minutes moves the old stream on,
+    /// as a live fix would, and refutes A's jump (a device that leaves its buffer unmarked looks
+    /// like one living in the old time).
+    @Test func anUnmarkedBufferAtTheStreamTimeStillRefutes() throws {
+        let (_, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
+            Self.fix("A", minutes: 40), Self.fix("B", minutes: 3, inside: false),
+        ])
+        #expect(letters.count == 1 && letters.first?.contains("future_timestamp") == true, "\(letters)")
     }
 }

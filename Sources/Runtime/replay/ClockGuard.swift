@@ -7,6 +7,11 @@ import Domain
 /// held fixes are folded; another user's fix at the old time refutes it, and the held fixes are
 /// dead-lettered `future_timestamp`, having moved no clock. At the end of the input, or when one
 /// user alone keeps sending for long enough, what is held is folded (a lone user's gap).
+///
+/// Only a live fix that moves the old stream on refutes: one behind the stream time, or marked
+/// `replayed` (a device's offline buffer), is late data, which says nothing of where the stream is
+/// now. It is folded at its place while the jump stays held. Taken as refutations, the buffers
+/// replayed across a real gap of a partition (a quiet night) dead-lettered the fixes after the gap.
 struct ClockGuard {
     struct Held {
         var fix: Fix
@@ -43,7 +48,8 @@ struct ClockGuard {
             guard ahead else { return .fold }
             return held.count >= Self.maximumHeld ? .confirm : .hold
         }
-        return ahead ? .confirm : .refute
+        if ahead { return .confirm }
+        return fix.replayed || fix.createdAt < streamTime ? .fold : .refute
     }
 
     mutating func hold(_ fix: Fix, bytes: UnsafeRawBufferPointer, source: RecordSource, key: [UInt8]?) {
