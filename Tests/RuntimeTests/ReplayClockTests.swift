@@ -98,14 +98,42 @@ import Testing
         #expect(events.contains { $0.event.type == .dwelledInGeofence }, "A stayed 40 minutes: the dwell fires")
     }
 
-    /// The same stream with B's buffer not marked: B's fix at 3 minutes moves the old stream on,
-    /// as a live fix would, and refutes A's jump (a device that leaves its buffer unmarked looks
-    /// like one living in the old time).
-    @Test func anUnmarkedBufferAtTheStreamTimeStillRefutes() throws {
-        let (_, letters) = try Self.replay([
+    /// Only late data from the others after A's jump, then the end of the input: nothing went on
+    /// in the old time, so the gap is A's own and is folded.
+    @Test func lateDataAloneLeavesTheGapToBeFolded() throws {
+        let (events, letters) = try Self.replay([
             Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
-            Self.fix("A", minutes: 40), Self.fix("B", minutes: 3, inside: false),
+            Self.fix("A", minutes: 40), Self.fix("A", minutes: 41),
+            Self.fix("B", minutes: 1.5, inside: false), Self.fix("B", minutes: 3, inside: false, replayed: true),
         ])
-        #expect(letters.count == 1 && letters.first?.contains("future_timestamp") == true, "\(letters)")
+        #expect(letters.isEmpty, "\(letters)")
+        #expect(events.contains { $0.event.type == .dwelledInGeofence }, "A stayed 40 minutes: the dwell fires")
+    }
+
+    /// B's buffer left unmarked goes on in the old time, as a wrong clock's neighbours would, but
+    /// reaches A's time: held fixes the stream caught up with (within the skew) are folded.
+    @Test func anUnmarkedBufferThatReachesTheHeldTimeReleasesIt() throws {
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
+            Self.fix("A", minutes: 40), Self.fix("A", minutes: 41),
+            Self.fix("B", minutes: 3, inside: false), Self.fix("B", minutes: 12, inside: false),
+            Self.fix("B", minutes: 26, inside: false), Self.fix("A", minutes: 42),
+        ])
+        #expect(letters.isEmpty, "\(letters)")
+        #expect(events.contains { $0.event.type == .dwelledInGeofence }, "A stayed 40 minutes: the dwell fires")
+    }
+
+    /// A device set to 2199 stays held while the others cross a real gap of their own (B's fix at
+    /// 40 minutes is held too, then confirmed by A's): only the wrong clock is dead-lettered.
+    @Test func aWrongClockStaysHeldThroughARealGapOfTheOthers() throws {
+        let x2199 = Fix(userId: "X", createdAt: 7_226_582_400_000, position: Coordinate(latitude: 41.2, longitude: -8.6))
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), x2199, Self.fix("A", minutes: 2),
+            Self.fix("B", minutes: 40, inside: false), Self.fix("A", minutes: 41), Self.fix("A", minutes: 42),
+        ])
+        #expect(letters.count == 1 && letters.first?.contains(#"\"userId\":\"X\""#) == true, "\(letters)")
+        #expect(letters.first?.contains("future_timestamp") == true)
+        #expect(events.allSatisfy { ($0.actualCreatedAt ?? 0) < Self.t0 + 3_600_000 }, "no event processed in 2199")
+        #expect(events.contains { $0.event.type == .dwelledInGeofence }, "the others' gap was real: A's dwell fires")
     }
 }

@@ -3,15 +3,18 @@ import Domain
 /// Replay's defence against one device's wrong clock. A file has no wall clock: time is the
 /// stream's, so a fix dated far ahead of it (a device set to 2199) would move stream time for
 /// everyone, firing every dwell and expiry at once. Such a fix is held until the stream decides:
-/// another user's fix as far ahead confirms a real gap in the data (every user moved on), and the
-/// held fixes are folded; another user's fix at the old time refutes it, and the held fixes are
-/// dead-lettered `future_timestamp`, having moved no clock. At the end of the input, or when one
-/// user alone keeps sending for long enough, what is held is folded (a lone user's gap).
+/// - another user's fix as far ahead confirms a real gap in the data (every user moved on): the
+///   held fixes up to its time are folded;
+/// - the stream catches up with a held fix (other users' fixes reach it within the skew): it is
+///   folded, being no longer ahead;
+/// - at the end of the input (or once `maximumHeld` fixes are held), what is still held is
+///   dead-lettered `future_timestamp`, having moved no clock, if other users' live fixes went on in
+///   the old time meanwhile (a wrong device clock); folded otherwise (a lone user's gap).
 ///
-/// Only a live fix that moves the old stream on refutes: one behind the stream time, or marked
-/// `replayed` (a device's offline buffer), is late data, which says nothing of where the stream is
-/// now. It is folded at its place while the jump stays held. Taken as refutations, the buffers
-/// replayed across a real gap of a partition (a quiet night) dead-lettered the fixes after the gap.
+/// A fix that went on in the old time decides nothing by itself: a device's offline buffer
+/// replayed across a real gap of its partition (a quiet night) looks just like it, and taken as a
+/// refutation it dead-lettered the morning. Late data (behind the stream time, or marked
+/// `replayed`) is not even counted as going on in the old time.
 struct ClockGuard {
     struct Held {
         var fix: Fix
@@ -25,31 +28,37 @@ struct ClockGuard {
         case fold
         /// Hold this fix.
         case hold
-        /// Fold what is held, then this fix.
+        /// The jump is real up to this fix's time: fold what is held up to it (`takeHeld(caughtUpWith:)`),
+        /// then this fix; hold it if nothing held was that early (a jump of its own).
         case confirm
-        /// Dead-letter what is held, then fold this fix.
+        /// Dead-letter what is held, then judge this fix again.
         case refute
     }
 
     let skew: UnixMillis
     private(set) var held: [Held] = []
     private var heldUsers: Set<String> = []
-    /// Held fixes after which one user's jump is taken as real (nobody else is sending).
+    /// Whether another user's live fix went on in the old time (at or past the stream time, not
+    /// ahead) since the hold began.
+    private(set) var contradicted = false
+    /// Held fixes after which the hold is decided (see the type's comment).
     static let maximumHeld = 10_000
 
     init(skew: UnixMillis) { self.skew = skew }
 
     var isHolding: Bool { !held.isEmpty }
 
-    func judge(_ fix: Fix, streamTime: UnixMillis) -> Verdict {
+    mutating func judge(_ fix: Fix, streamTime: UnixMillis) -> Verdict {
         let ahead = streamTime != .min && fix.createdAt > streamTime &+ skew
         if held.isEmpty { return ahead ? .hold : .fold }
         if heldUsers.contains(fix.userId) {
             guard ahead else { return .fold }
-            return held.count >= Self.maximumHeld ? .confirm : .hold
+            guard held.count >= Self.maximumHeld else { return .hold }
+            return contradicted ? .refute : .confirm
         }
         if ahead { return .confirm }
-        return fix.replayed || fix.createdAt < streamTime ? .fold : .refute
+        if !fix.replayed, fix.createdAt >= streamTime { contradicted = true }
+        return .fold
     }
 
     mutating func hold(_ fix: Fix, bytes: UnsafeRawBufferPointer, source: RecordSource, key: [UInt8]?) {
@@ -57,10 +66,23 @@ struct ClockGuard {
         heldUsers.insert(fix.userId)
     }
 
+    /// The held fixes dated at most `time` plus the skew, in the order they came; the others stay held.
+    mutating func takeHeld(caughtUpWith time: UnixMillis) -> [Held] {
+        let limit = time &+ skew
+        guard held.contains(where: { $0.fix.createdAt <= limit }) else { return [] }
+        let taken = held.filter { $0.fix.createdAt <= limit }
+        held.removeAll { $0.fix.createdAt <= limit }
+        heldUsers = Set(held.map(\.fix.userId))
+        if held.isEmpty { contradicted = false }
+        return taken
+    }
+
+    /// Everything held, in the order it came.
     mutating func takeHeld() -> [Held] {
         defer {
             held.removeAll()
             heldUsers.removeAll()
+            contradicted = false
         }
         return held
     }

@@ -68,7 +68,7 @@ final class ReplayPartition: @unchecked Sendable {
     /// The end of the input: folds what the clock guard still holds and the commands left.
     func finish() {
         withGeofences { geofences in
-            releaseHeld(geofences: &geofences)
+            decideHeld(geofences: &geofences)
             deliverCommands(upTo: .max, geofences: &geofences)
             flush(geofences: geofences)
         }
@@ -111,17 +111,30 @@ final class ReplayPartition: @unchecked Sendable {
                               processingTime: nil, into: &output)
         case let .fix(fix):
             processor.counters.recordsIn += 1
-            switch clock.judge(fix, streamTime: processor.fold.streamTime) {
-            case .fold: break
-            case .hold:
-                clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
-                return
-            case .confirm: releaseHeld(geofences: &geofences)
-            case .refute: rejectHeld()
+            judging: while true {
+                switch clock.judge(fix, streamTime: processor.fold.streamTime) {
+                case .fold: break judging
+                case .hold:
+                    clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
+                    return
+                case .confirm:
+                    let confirmed = clock.takeHeld(caughtUpWith: fix.createdAt)
+                    guard !confirmed.isEmpty else {
+                        clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
+                        return
+                    }
+                    fold(confirmed, geofences: &geofences)
+                    break judging
+                case .refute: rejectHeld()
+                }
             }
             deliverCommands(upTo: fix.createdAt, geofences: &geofences)
             processor.process(fix, key: line.key, value: line.bytes, source: source, geofences: geofences,
                               processingTime: nil, into: &output)
+            if clock.isHolding {
+                // The stream may have caught up with held fixes: within the skew they are ahead no more.
+                fold(clock.takeHeld(caughtUpWith: processor.fold.streamTime), geofences: &geofences)
+            }
         }
     }
 
@@ -140,8 +153,19 @@ final class ReplayPartition: @unchecked Sendable {
         }
     }
 
-    private func releaseHeld(geofences: inout GeofenceTable) {
-        for held in clock.takeHeld() {
+    /// The end of the input: what is still held is a wrong clock if the stream went on without it,
+    /// a lone user's gap otherwise.
+    private func decideHeld(geofences: inout GeofenceTable) {
+        if clock.contradicted {
+            rejectHeld()
+        } else {
+            fold(clock.takeHeld(), geofences: &geofences)
+        }
+    }
+
+    /// Folds fixes released from the clock guard, in the order they came.
+    private func fold(_ released: [ClockGuard.Held], geofences: inout GeofenceTable) {
+        for held in released {
             deliverCommands(upTo: held.fix.createdAt, geofences: &geofences)
             held.bytes.withUnsafeBytes { bytes in
                 processor.process(held.fix, key: held.key, value: bytes, source: held.source, geofences: geofences,
