@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
 # checks across processes and against independent implementations: the schemas with Python's
-# jsonschema, replay determinism, the real Porto trajectories, replay from topics, archives and files,
+# jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories, replay from topics, archives and files,
 # and the Kafka runtime with kcat and a Sarama consumer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +41,23 @@ echo "== replay: a simulated fleet with offline replays and duplicates, events v
 python3 schemas/validate.py event "$work/sim-out/events.ndjson"
 test -s "$work/sim-out/trip-summaries.ndjson"
 python3 schemas/validate.py trip-summary "$work/sim-out/trip-summaries.ndjson"
+# Replays a fixes file in event-time order and as a fleet delivers it (bench/late-arrival.py: runs of
+# fixes held back by offline devices, marked replayed, and duplicates): the events must be the same.
+late_arrival_check() {  # name geofences commands fixes
+    python3 bench/late-arrival.py "$4" "$work/late-$1" --seed 7 >&2
+    for order in in-order late; do
+        "$tripstream" replay --quiet -g "$2" -c "$3" -f "$work/late-$1/$order.ndjson" --out "$work/late-$1/out-$order"
+    done
+    "$tripstream" diff --show 5 "$work/late-$1/out-in-order" "$work/late-$1/out-late" >&2
+    if [ -s "$work/late-$1/out-late/dead-letters.ndjson" ]; then
+        echo "late arrival ($1): fixes delivered late were dead-lettered:" >&2
+        head -3 "$work/late-$1/out-late/dead-letters.ndjson" >&2
+        exit 1
+    fi
+}
+echo "== late arrival: the fleet's fixes, half delivered late by offline devices, give the events of their event-time order" >&2
+late_arrival_check sim "$work/sim/geofences.ndjson" "$work/sim/commands.ndjson" "$work/sim/fixes.ndjson"
+
 echo "== what-if: the fleet replayed with --set overrides differs, and diff says how" >&2
 "$tripstream" replay --quiet --set replay-horizon=1m --set hysteresis-minimum=40 -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" \
     -f "$work/sim/fixes.ndjson" --out "$work/sim-what-if"
@@ -61,7 +78,9 @@ python3 analysts/queries.py "$work/sim-out" --check
 
 if [ -d ../shared/data/real-trajectories ]; then
     echo "== real trajectories: arrival and ETA targets" >&2
-    python3 bench/real-trajectories.py --tripstream "$tripstream" --check
+    python3 bench/real-trajectories.py --tripstream "$tripstream" --check --work "$work/rt"
+    echo "== late arrival: the real trajectories, half delivered late by offline devices, give the events of their event-time order" >&2
+    late_arrival_check real "$work/rt/geofences.ndjson" "$work/rt/commands.ndjson" "$work/rt/fixes.ndjson"
 else
     echo "== real trajectories: ../shared/data/real-trajectories not present here, bench skipped" >&2
 fi
