@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Runtime
+@testable import Runtime
 import Testing
 
 /// The metrics endpoint answers probes while other clients sit idle, and says what is wrong.
@@ -77,6 +77,18 @@ import Testing
             $0.groupLost = true
         }
         #expect(Self.get(server.port, "/health")?.contains("lost this instance's partitions") == true)
+    }
+
+    /// Out of descriptors, accept fails at once until one is closed: the server waits, longer each
+    /// time up to a second, instead of spinning a core; an interrupted accept is retried at once.
+    @Test func acceptFailuresBackOff() {
+        let pauses = (1...10).map { MetricsServer.pause(afterAcceptFailure: EMFILE, consecutive: $0) ?? 0 }
+        #expect(pauses.first == 0.005)
+        #expect(zip(pauses, pauses.dropFirst()).allSatisfy { $0 < $1 || $1 == 1 })
+        #expect(pauses.last == 1)
+        #expect(MetricsServer.pause(afterAcceptFailure: ENFILE, consecutive: 1_000) == 1)
+        #expect(MetricsServer.pause(afterAcceptFailure: EINTR, consecutive: 3) == nil)
+        #expect(MetricsServer.pause(afterAcceptFailure: ECONNABORTED, consecutive: 1) == nil)
     }
 
     @Test func aBadAddressIsAnErrorNamingIt() {
