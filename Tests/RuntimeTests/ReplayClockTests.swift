@@ -83,13 +83,18 @@ import Testing
         #expect(events.contains { $0.event.type == .dwelledInGeofence })
     }
 
+    /// A inside the store at 1 and 2 minutes, B outside at 1, then A's next fixes 40 minutes on: a
+    /// real gap, held while the stream is still at 2 minutes.
+    static let aJumpsAcrossAGap = [
+        fix("A", minutes: 1), fix("B", minutes: 1, inside: false), fix("A", minutes: 2),
+        fix("A", minutes: 40), fix("A", minutes: 41),
+    ]
+
     /// A real gap (A's next fix 40 minutes on), then late data from B before B's live fixes catch
     /// up: B's offline buffer (marked replayed) and a fix of B older than the stream. Neither says
     /// the stream is still in the old time: A's fixes after the gap are folded, not dead-lettered.
     @Test func lateDataReplayedAcrossARealGapRefutesNothing() throws {
-        let (events, letters) = try Self.replay([
-            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
-            Self.fix("A", minutes: 40), Self.fix("A", minutes: 41),
+        let (events, letters) = try Self.replay(Self.aJumpsAcrossAGap + [
             Self.fix("B", minutes: 1.5, inside: false),  // behind the stream
             Self.fix("B", minutes: 3, inside: false, replayed: true), Self.fix("B", minutes: 4, inside: false, replayed: true),
             Self.fix("B", minutes: 41, inside: false), Self.fix("A", minutes: 42),
@@ -101,9 +106,7 @@ import Testing
     /// Only late data from the others after A's jump, then the end of the input: nothing went on
     /// in the old time, so the gap is A's own and is folded.
     @Test func lateDataAloneLeavesTheGapToBeFolded() throws {
-        let (events, letters) = try Self.replay([
-            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
-            Self.fix("A", minutes: 40), Self.fix("A", minutes: 41),
+        let (events, letters) = try Self.replay(Self.aJumpsAcrossAGap + [
             Self.fix("B", minutes: 1.5, inside: false), Self.fix("B", minutes: 3, inside: false, replayed: true),
         ])
         #expect(letters.isEmpty, "\(letters)")
@@ -113,9 +116,7 @@ import Testing
     /// B's buffer left unmarked goes on in the old time, as a wrong clock's neighbours would, but
     /// reaches A's time: held fixes the stream caught up with (within the skew) are folded.
     @Test func anUnmarkedBufferThatReachesTheHeldTimeReleasesIt() throws {
-        let (events, letters) = try Self.replay([
-            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
-            Self.fix("A", minutes: 40), Self.fix("A", minutes: 41),
+        let (events, letters) = try Self.replay(Self.aJumpsAcrossAGap + [
             Self.fix("B", minutes: 3, inside: false), Self.fix("B", minutes: 12, inside: false),
             Self.fix("B", minutes: 26, inside: false), Self.fix("A", minutes: 42),
         ])

@@ -41,6 +41,9 @@ struct ClockGuard {
     /// Whether another user's live fix went on in the old time (at or past the stream time, not
     /// ahead) since the hold began.
     private(set) var contradicted = false
+    /// The earliest held fix's time (`.max` when none): asked after every fix while holding, so
+    /// kept rather than found by a scan of up to `maximumHeld` fixes.
+    private var earliestHeld = UnixMillis.max
     /// Held fixes after which the hold is decided (see the type's comment).
     static let maximumHeld = 10_000
 
@@ -64,26 +67,34 @@ struct ClockGuard {
     mutating func hold(_ fix: Fix, bytes: UnsafeRawBufferPointer, source: RecordSource, key: [UInt8]?) {
         held.append(Held(fix: fix, bytes: Array(bytes), source: source, key: key))
         heldUsers.insert(fix.userId)
+        earliestHeld = min(earliestHeld, fix.createdAt)
     }
 
     /// The held fixes dated at most `time` plus the skew, in the order they came; the others stay held.
     mutating func takeHeld(caughtUpWith time: UnixMillis) -> [Held] {
         let limit = time &+ skew
-        guard held.contains(where: { $0.fix.createdAt <= limit }) else { return [] }
+        guard earliestHeld <= limit else { return [] }
         let taken = held.filter { $0.fix.createdAt <= limit }
         held.removeAll { $0.fix.createdAt <= limit }
-        heldUsers = Set(held.map(\.fix.userId))
-        if held.isEmpty { contradicted = false }
+        if held.isEmpty {
+            endHold()
+        } else {
+            heldUsers = Set(held.map(\.fix.userId))
+            earliestHeld = held.lazy.map(\.fix.createdAt).min()!
+        }
         return taken
     }
 
     /// Everything held, in the order it came.
     mutating func takeHeld() -> [Held] {
-        defer {
-            held.removeAll()
-            heldUsers.removeAll()
-            contradicted = false
-        }
+        defer { endHold() }
         return held
+    }
+
+    private mutating func endHold() {
+        held.removeAll()
+        heldUsers.removeAll()
+        contradicted = false
+        earliestHeld = .max
     }
 }
