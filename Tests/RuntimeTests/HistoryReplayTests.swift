@@ -349,26 +349,54 @@ struct HistoryReplayTests {
         let command = #"{"type":"start","userId":"u1","createdAt":"2026-01-05T08:00:00.500Z","trip":{"externalId":"t1","destinationGeofenceTag":"store","destinationGeofenceExternalId":"s1"}}"#
         try producer.produce(topic: topics.tripCommands, key: Array("u3".utf8), value: Array(command.utf8))
         #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
-        let root = NSTemporaryDirectory() + "tripstream-keys-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        var archive = ArchiveOptions(kafka: cluster.clientConfiguration, directory: root + "/archive")
-        archive.untilEnd = true
-        _ = try Archiver(options: archive, reader: try Archiver.makeReader(archive), log: { _ in }).run(shouldStop: { false })
-
-        for source in [HistoryReplayOptions.Source.brokers(cluster.clientConfiguration), .archive(root + "/archive")] {
-            let out: String
-            switch source {
-            case .brokers: out = root + "/from-topics"
-            case .archive: out = root + "/from-archive"
-            }
-            let summary = try HistoryReplayJob.run(HistoryReplayOptions(
-                source: source, since: 0, destination: .files(directory: out, compressed: false),
-                settings: FoldSettings()))
+        try Self.replayTopicsAndTheirArchive(cluster) { summary, out in
             #expect(summary.replay.fold.fixes == 2)
             #expect(summary.replay.processor.deadLetters[.keyMismatch] == 2)
             let letters = try String(contentsOfFile: out + "/dead-letters.ndjson", encoding: .utf8).split(separator: "\n")
             #expect(letters.count == 2)
             #expect(letters.allSatisfy { $0.contains("key_mismatch") })
+            #expect(letters.contains { $0.contains(topics.locations) && $0.contains("\"offset\":1") })
+            #expect(letters.contains { $0.contains(topics.tripCommands) && $0.contains("\"offset\":0") })
+        }
+    }
+
+    /// Archives the cluster's topics, then replays the topics and the archive into files, each run handed to
+    /// `check` with its output directory.
+    private static func replayTopicsAndTheirArchive(
+        _ cluster: MockCluster, _ check: (HistoryReplaySummary, String) throws -> Void
+    ) throws {
+        let root = NSTemporaryDirectory() + "tripstream-history-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var archive = ArchiveOptions(kafka: cluster.clientConfiguration, directory: root + "/archive")
+        archive.untilEnd = true
+        _ = try Archiver(options: archive, reader: try Archiver.makeReader(archive), log: { _ in }).run(shouldStop: { false })
+        for (source, out) in [(HistoryReplayOptions.Source.brokers(cluster.clientConfiguration), root + "/from-topics"),
+                              (.archive(root + "/archive"), root + "/from-archive")] {
+            try check(try HistoryReplayJob.run(HistoryReplayOptions(
+                source: source, since: 0, destination: .files(directory: out, compressed: false),
+                settings: FoldSettings())), out)
+        }
+    }
+
+    /// A fix or command with a null value (a tombstone) is dead-lettered as such by a replay of the topics or of
+    /// their archive, as the service does, not as an empty record.
+    @Test func tombstonesAreDeadLetteredAsTombstones() throws {
+        let cluster = try MockCluster(brokerCount: 1)
+        let topics = Topics()
+        for topic in [topics.locations, topics.tripCommands, topics.geofences] { try cluster.createTopic(topic, partitions: 1) }
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        let fix = #"{"userId":"u1","createdAt":"2026-01-05T08:00:00.000Z","latitude":41.15,"longitude":-8.61,"accuracy":10}"#
+        try producer.produce(topic: topics.locations, key: Array("u1".utf8), value: Array(fix.utf8))
+        try producer.produce(topic: topics.locations, key: Array("u1".utf8), value: nil)
+        try producer.produce(topic: topics.tripCommands, key: Array("u1".utf8), value: nil)
+        #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
+        try Self.replayTopicsAndTheirArchive(cluster) { summary, out in
+            #expect(summary.replay.fold.fixes == 1)
+            #expect(summary.replay.processor.deadLetters[.notAnObject] == 2, "\(out)")
+            let letters = try String(contentsOfFile: out + "/dead-letters.ndjson", encoding: .utf8).split(separator: "\n")
+            #expect(letters.count == 2)
+            #expect(letters.allSatisfy { $0.contains("not_an_object") && $0.contains("tombstone") && $0.contains(#""key":"u1""#) },
+                    "\(letters)")
             #expect(letters.contains { $0.contains(topics.locations) && $0.contains("\"offset\":1") })
             #expect(letters.contains { $0.contains(topics.tripCommands) && $0.contains("\"offset\":0") })
         }

@@ -18,6 +18,11 @@ public struct DecodeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     // MARK: - Common details
 
+    /// A Kafka record with a null value where a fix or a trip command was expected: what a producer
+    /// sends to delete a key of a compacted topic, which says nothing to a stream of inputs. Named as
+    /// such: its dead letter's value is empty, as an empty record's would be.
+    public static let nullValue = DecodeError(.notAnObject, "null value (a tombstone), expected a JSON object")
+
     @usableFromInline
     static func missing(_ field: StaticString) -> DecodeError {
         DecodeError(.missingField, "missing field \"\(field)\"")

@@ -17,18 +17,13 @@ struct PendingInput {
 
     static func fix(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64, round: UInt64) -> PendingInput {
         PendingInput(key: key, value: value ?? [], offset: offset, timestamp: timestamp, round: round,
-                     decoded: value.map { .fix($0) } ?? tombstone)
+                     decoded: value.map { .fix($0) } ?? .invalid(.nullValue))
     }
 
     static func command(key: [UInt8]?, value: [UInt8]?, offset: Int64, timestamp: Int64, round: UInt64)
         -> PendingInput
     {
         PendingInput(key: key, value: value ?? [], offset: offset, timestamp: timestamp, round: round,
-                     decoded: value.map { .command($0) } ?? tombstone)
+                     decoded: value.map { .command($0) } ?? .invalid(.nullValue))
     }
-
-    /// A record with a null value: what a producer sends to delete a key of a compacted topic,
-    /// which says nothing to a stream of fixes or commands. Named as such, not as an empty record.
-    static let tombstone = DecodedInput.invalid(
-        DecodeError(.notAnObject, "null value (a tombstone), expected a JSON object"))
 }

@@ -103,16 +103,17 @@ public struct InputProcessor: Sendable {
                 processingTime: processingTime, into: &output)
     }
 
-    /// Decodes a trip-command record; a bad one becomes a dead letter and nil.
-    public mutating func decodeCommand(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
+    /// Decodes a trip-command record (`value` nil: a null value); a bad one becomes a dead letter and nil.
+    public mutating func decodeCommand(key: [UInt8]?, value: UnsafeRawBufferPointer?, source: RecordSource,
                                        processingTime: UnixMillis?, into output: inout OutputBatch) -> TripCommand?
     {
         counters.recordsIn += 1
-        do {
+        do throws(DecodeError) {
+            guard let value else { throw .nullValue }
             return try TripCommandDecoder.decode(value)
         } catch {
-            deadLetter(error.reason, error.detail, key: key, value: value, source: source,
-                       at: processingTime ?? fold.streamTime, into: &output)
+            deadLetter(error.reason, error.detail, key: key, value: value ?? UnsafeRawBufferPointer(start: nil, count: 0),
+                       source: source, at: processingTime ?? fold.streamTime, into: &output)
             return nil
         }
     }

@@ -77,7 +77,7 @@ final class ArchiveReplaySource: ReplayRecordSource {
     }
 
     func forEachRecord(_ stream: ReplayStream, partition: Int32,
-                       _ body: (Int64, Int64, [UInt8]?, UnsafeRawBufferPointer) throws -> Void) throws
+                       _ body: (Int64, Int64, [UInt8]?, UnsafeRawBufferPointer?) throws -> Void) throws
     {
         var started = false
         for file in selected(stream, partition) {
@@ -87,8 +87,7 @@ final class ArchiveReplaySource: ReplayRecordSource {
                 if !started, line.timestamp >= since { started = true }
                 if started, let until, line.timestamp >= until { ended = true }
                 guard started, !ended else { return }
-                try body(line.offset, line.timestamp, line.keyBytes,
-                         line.value ?? UnsafeRawBufferPointer(start: nil, count: 0))
+                try body(line.offset, line.timestamp, line.keyBytes, line.value)
             }
             if ended { return }
         }

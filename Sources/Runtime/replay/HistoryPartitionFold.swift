@@ -65,7 +65,7 @@ struct HistoryPartitionFold {
         }
         var unreported: Int64 = 0
         try source.forEachRecord(.fixes, partition: partition) { offset, timestamp, key, value in
-            if cutter.endsBlock(before: value.count) { try foldBlock() }
+            if cutter.endsBlock(before: value?.count ?? 0) { try foldBlock() }
             cutter.append(value, key: key, offset: offset, timestamp: timestamp)
             unreported += 1
             if unreported == 10_000 {
@@ -95,7 +95,8 @@ struct HistoryPartitionFold {
             if let command = processor.decodeCommand(key: key, value: value, source: origin, processingTime: nil,
                                                      into: &output)
             {
-                commands.append(ReplayJob.PendingCommand(command: command, bytes: Array(value), line: Int(offset),
+                // Decoded, so not a null value.
+                commands.append(ReplayJob.PendingCommand(command: command, bytes: Array(value!), line: Int(offset),
                                                          timestamp: timestamp, key: key))
             }
         }

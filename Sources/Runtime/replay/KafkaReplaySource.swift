@@ -156,7 +156,7 @@ final class KafkaReplaySource: ReplayRecordSource {
     }
 
     func forEachRecord(_ stream: ReplayStream, partition: Int32,
-                       _ body: (Int64, Int64, [UInt8]?, UnsafeRawBufferPointer) throws -> Void) throws
+                       _ body: (Int64, Int64, [UInt8]?, UnsafeRawBufferPointer?) throws -> Void) throws
     {
         let topicPartition = topicPartition(stream, partition)
         guard let range = ranges[topicPartition], !range.isEmpty else { return }
@@ -164,7 +164,7 @@ final class KafkaReplaySource: ReplayRecordSource {
             if let value = record.value {
                 try value.withUnsafeBytes { try body(record.offset, record.timestamp, record.key, $0) }
             } else {
-                try body(record.offset, record.timestamp, record.key, UnsafeRawBufferPointer(start: nil, count: 0))
+                try body(record.offset, record.timestamp, record.key, nil)
             }
         }
     }

@@ -11,7 +11,8 @@ final class LineBlockCutter {
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
     private var used = 0
-    private var entries: [(start: Int, length: Int, offset: Int64, timestamp: Int64, key: [UInt8]?)] = []
+    /// `isNull`: a record with a null value (a tombstone), which a file cannot hold: no bytes, and no fix.
+    private var entries: [(start: Int, length: Int, offset: Int64, timestamp: Int64, key: [UInt8]?, isNull: Bool)] = []
     /// Bytes of the virtual file before the next line.
     private var position = 0
     private var block = 0
@@ -30,7 +31,8 @@ final class LineBlockCutter {
         !entries.isEmpty && Self.block(ofNewlineAt: position + length) != block
     }
 
-    func append(_ value: UnsafeRawBufferPointer, key: [UInt8]?, offset: Int64, timestamp: Int64) {
+    func append(_ record: UnsafeRawBufferPointer?, key: [UInt8]?, offset: Int64, timestamp: Int64) {
+        let value = record ?? UnsafeRawBufferPointer(start: nil, count: 0)
         if used + value.count > capacity {
             let grown = UnsafeMutableRawPointer.allocate(byteCount: max(2 * capacity, used + value.count), alignment: 64)
             grown.copyMemory(from: buffer, byteCount: used)
@@ -38,7 +40,7 @@ final class LineBlockCutter {
             (buffer, capacity) = (grown, max(2 * capacity, used + value.count))
         }
         if let base = value.baseAddress { (buffer + used).copyMemory(from: base, byteCount: value.count) }
-        entries.append((used, value.count, offset, timestamp, key))
+        entries.append((used, value.count, offset, timestamp, key, record == nil))
         used += value.count
         block = Self.block(ofNewlineAt: position + value.count)
         position += value.count + 1
@@ -52,6 +54,7 @@ final class LineBlockCutter {
             let bytes = UnsafeRawBufferPointer(start: buffer + entry.start, count: entry.length)
             let content: ReplayLine.Content
             do throws(DecodeError) {
+                if entry.isNull { throw .nullValue }
                 content = .fix(try FixDecoder.decode(bytes))
             } catch {
                 content = .invalid(error)

@@ -8,9 +8,10 @@ protocol ReplayRecordSource {
     /// Every surviving record of the geofences topic.
     func geofenceRecords() throws -> [GeofenceTimeline.Record]
 
-    /// Records of the range in `partition` of the locations or trip-commands stream, in offset order.
+    /// Records of the range in `partition` of the locations or trip-commands stream, in offset order
+    /// (`value` nil: a null value, a tombstone).
     func forEachRecord(_ stream: ReplayStream, partition: Int32,
-                       _ body: (_ offset: Int64, _ timestamp: Int64, _ key: [UInt8]?, _ value: UnsafeRawBufferPointer)
+                       _ body: (_ offset: Int64, _ timestamp: Int64, _ key: [UInt8]?, _ value: UnsafeRawBufferPointer?)
                            throws -> Void)
         throws
 
