@@ -69,11 +69,7 @@ enum SystemFile {
     {
         var written = 0
         while written < count {
-            #if canImport(Darwin)
-                let result = Darwin.write(descriptor, bytes + written, count - written)
-            #else
-                let result = Glibc.write(descriptor, bytes + written, count - written)
-            #endif
+            let result = write(descriptor, bytes + written, count: count - written)
             if result >= 0 {
                 written += result
                 continue
@@ -82,6 +78,15 @@ enum SystemFile {
             if code == EINTR { continue }
             throw error(code, operation: "write", path: path)
         }
+    }
+
+    /// One `write(2)`: the bytes written, or -1 with `errno` set.
+    static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int) -> Int {
+        #if canImport(Darwin)
+            Darwin.write(descriptor, bytes, count)
+        #else
+            Glibc.write(descriptor, bytes, count)
+        #endif
     }
 
     static func synchronize(_ descriptor: Int32, path: String) throws(LZ4IOError) {

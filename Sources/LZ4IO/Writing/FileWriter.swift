@@ -19,11 +19,16 @@ public final class FileWriter {
     private var isClosed = false
     private let truncatesOnClose: Bool
     private var written: Int64 = 0
+    private var bypassThreshold: Int64?
+    /// Set once the file is past `bypassThreshold`, unless the system cannot bypass the page cache.
+    private var bypass: PageCacheBypass?
 
     /// Creates or truncates `path`.
     /// - Parameters:
     ///   - bufferSize: bytes collected before a `write(2)`. Default: 1 MiB.
     ///   - permissions: mode for a new file, before the umask. Default: `0o644`.
+    ///   - bypassingPageCacheAfter: once the file holds this many bytes, write the rest with `O_DIRECT`
+    ///     (`PageCacheBypass`), where the system allows it. For large outputs written once. Default: never.
     ///   - reusingExistingPages: overwrite an existing file from its start and cut it to the bytes written
     ///     at `close()`, instead of truncating it when opening. Its page-cache pages are then rewritten
     ///     instead of freed and allocated again, which makes rewriting a large file several times faster
@@ -34,11 +39,13 @@ public final class FileWriter {
     ///     content: write under a temporary name and rename it into place after `close()`.
     /// - Throws: `notFound` (missing directory), `permissionDenied`, `isDirectory`, or another system error.
     public init(
-        path: String, bufferSize: Int = 1 << 20, permissions: UInt32 = 0o644, reusingExistingPages: Bool = false
+        path: String, bufferSize: Int = 1 << 20, permissions: UInt32 = 0o644, reusingExistingPages: Bool = false,
+        bypassingPageCacheAfter: Int64? = nil
     ) throws(LZ4IOError) {
         precondition(bufferSize > 0, "bufferSize must be positive")
         self.descriptor = try SystemFile.openForWriting(path, permissions: permissions, truncate: !reusingExistingPages)
         self.truncatesOnClose = reusingExistingPages
+        self.bypassThreshold = PageCacheBypass.directFlag == 0 ? nil : bypassingPageCacheAfter
         self.path = path
         self.capacity = bufferSize
         self.buffer = .allocate(byteCount: bufferSize, alignment: 64)
@@ -47,10 +54,14 @@ public final class FileWriter {
     deinit {
         if !isClosed { try? close() }
         buffer.deallocate()
+        bypass?.deallocate()
     }
 
     /// Bytes accepted so far that are still in the buffer.
-    public var bufferedByteCount: Int { count }
+    public var bufferedByteCount: Int { count + (bypass?.pendingByteCount ?? 0) }
+
+    /// Whether writes now go around the page cache (see `bypassingPageCacheAfter`).
+    public var bypassesPageCache: Bool { bypass?.bypasses ?? false }
 
     // MARK: - Writing
 
@@ -58,16 +69,44 @@ public final class FileWriter {
     public func write(_ bytes: UnsafeRawBufferPointer) throws(LZ4IOError) {
         precondition(!isClosed, "write to closed FileWriter \(path)")
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        if bytes.count > capacity - count {
+        if bypass != nil {
+            written += Int64(try bypass!.write(bytes, to: descriptor, path: path))
+            if bypass!.isRefused { try endBypass() }
+            return
+        }
+        try writeBuffered(source, count: bytes.count)
+        if let bypassThreshold, written + Int64(count) >= bypassThreshold { try startBypass() }
+    }
+
+    private func writeBuffered(_ source: UnsafeRawPointer, count byteCount: Int) throws(LZ4IOError) {
+        if byteCount > capacity - count {
             try flush()
-            if bytes.count >= capacity {
-                try SystemFile.writeAll(descriptor, source, count: bytes.count, path: path)
-                written += Int64(bytes.count)
+            if byteCount >= capacity {
+                try SystemFile.writeAll(descriptor, source, count: byteCount, path: path)
+                written += Int64(byteCount)
                 return
             }
         }
-        (buffer + count).copyMemory(from: source, byteCount: bytes.count)
-        count += bytes.count
+        (buffer + count).copyMemory(from: source, byteCount: byteCount)
+        count += byteCount
+    }
+
+    /// Moves what is buffered into a page-cache bypass starting at the file's end.
+    private func startBypass() throws(LZ4IOError) {
+        bypass = PageCacheBypass(offset: written)
+        let pending = count
+        count = 0
+        written += Int64(try bypass!.write(UnsafeRawBufferPointer(start: buffer, count: pending), to: descriptor,
+                                           path: path))
+    }
+
+    /// Writes what the bypass holds and lets it go; if the system refused it, no other is started.
+    private func endBypass() throws(LZ4IOError) {
+        guard var ending = bypass else { return }
+        bypass = nil
+        if ending.isRefused { bypassThreshold = nil }
+        defer { ending.deallocate() }
+        written += Int64(try ending.drain(to: descriptor, path: path, all: true))
     }
 
     /// Appends `bytes`.
@@ -93,6 +132,10 @@ public final class FileWriter {
     /// Appends one byte, e.g. `0x0A` after an NDJSON record.
     public func write(byte: UInt8) throws(LZ4IOError) {
         precondition(!isClosed, "write to closed FileWriter \(path)")
+        if bypass != nil {
+            try withUnsafeBytes(of: byte) { raw throws(LZ4IOError) in try write(raw) }
+            return
+        }
         if count == capacity { try flush() }
         buffer.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count += 1
@@ -102,6 +145,11 @@ public final class FileWriter {
 
     /// Hands buffered bytes to the kernel.
     public func flush() throws(LZ4IOError) {
+        if bypass != nil {
+            // All of it, the unaligned tail through the page cache; a later write starts a bypass again.
+            try endBypass()
+            return
+        }
         guard count > 0 else { return }
         let pending = count
         count = 0  // on failure the bytes are lost either way; a retry would duplicate a partial write
