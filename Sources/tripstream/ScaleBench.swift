@@ -21,17 +21,19 @@ enum ScaleBench {
         func point() -> Coordinate {
             Coordinate(latitude: 36 + Double.random(in: 0..<1, using: &random) * 24, longitude: -10 + Double.random(in: 0..<1, using: &random) * 40)
         }
-        for index in 0..<circles {
-            table.upsert(Geofence(tag: "stop", externalId: "c\(index)",
-                                  shape: .circle(center: point(), radius: 50 + Double.random(in: 0..<1, using: &random) * 250)))
-        }
-        for index in 0..<polygons {
-            let c = point()
-            let d = 0.001 + Double.random(in: 0..<1, using: &random) * 0.01
-            let ring = [(0.0, -d), (d, 0), (0, d), (-d, 0), (0, -d)].map {
-                Coordinate(latitude: c.latitude + $0.0, longitude: c.longitude + $0.1)
+        table.loadingInBulk { table in
+            for index in 0..<circles {
+                table.upsert(Geofence(tag: "stop", externalId: "c\(index)",
+                                      shape: .circle(center: point(), radius: 50 + Double.random(in: 0..<1, using: &random) * 250)))
             }
-            table.upsert(Geofence(tag: "zone", externalId: "p\(index)", shape: .polygon(rings: [ring])))
+            for index in 0..<polygons {
+                let c = point()
+                let d = 0.001 + Double.random(in: 0..<1, using: &random) * 0.01
+                let ring = [(0.0, -d), (d, 0), (0, d), (-d, 0), (0, -d)].map {
+                    Coordinate(latitude: c.latitude + $0.0, longitude: c.longitude + $0.1)
+                }
+                table.upsert(Geofence(tag: "zone", externalId: "p\(index)", shape: .polygon(rings: [ring])))
+            }
         }
         let loadSeconds = Terminal.monotonicSeconds() - started
         let heap = Int(tripstream_heap_in_use()) - Int(heapBefore)

@@ -6,7 +6,8 @@ import Testing
 /// shapes holding a point, as sets, to the bit, and in the order lookups report them (the order of
 /// the last upsert, shapes spanning more than `SpatialGrid.maxCellsPerShape` cells last), through
 /// upserts that move, reshape, disable and delete geofences, at points on cell and sub-cell
-/// borders and box edges, across the equator and the prime meridian, at the antimeridian and near the poles.
+/// borders and box edges, across the equator and the prime meridian, at the antimeridian and near the poles;
+/// each table changed one geofence at a time, or in bulk (`GeofenceTable.loadingInBulk`).
 @Suite struct SpatialIndexCrossCheckTests {
     /// Where the random tables lie: Porto, Santiago (south and west of 0°), the crossing of 0° and
     /// 0°, Fiji across the antimeridian, and 88.9° north, where boxes are wide and shapes past 89° inert.
@@ -76,8 +77,90 @@ import Testing
                           longitudeE7: near(part.minLngE7, part.maxLngE7, limit: 1_800_000_000))
     }
 
-    @Test(arguments: 0..<15)
-    func lookupsEqualABruteForceScanInUpsertOrder(seed: Int) {
+    /// Expects lookups at `points` points near `inOrder` (the live geofences in the order of their last
+    /// upsert) to equal a brute-force scan of them; returns how many geofences held the points.
+    static func expectLookupsEqualAScan(_ table: GeofenceTable, _ inOrder: [Geofence], points: Int, place: Coordinate,
+                                        random: inout SeededRandom) -> Int
+    {
+        var checked = 0
+        let gridded = inOrder.filter { !isOversized($0.geometry.boundingBox) }
+        let oversized = inOrder.filter { isOversized($0.geometry.boundingBox) }
+        for _ in 0..<points {
+            let point = randomPoint(near: inOrder, place: place, random: &random)
+            let expected = (gridded + oversized).filter { $0.geometry.boundingBox.contains(point) }
+            var candidates: [String] = []
+            table.forEachCandidate(at: point) { geofence, slot in
+                #expect(table.geofence(atSlot: slot) === geofence)
+                candidates.append(geofence.externalId)
+            }
+            #expect(candidates == expected.map(\.externalId), "candidates at \(point)")
+
+            // Holding the point: every enabled geofence at a signed distance ≤ 0, in the candidates' order.
+            let holding = expected.filter { $0.enabled && $0.geometry.signedDistance(to: point) <= 0 }
+            #expect(Set(holding.map(\.id)) == Set(inOrder.filter {
+                $0.enabled && $0.geometry.signedDistance(to: point) <= 0
+            }.map(\.id)))
+            var found: [String] = []
+            table.forEachContaining(point) { id, slot, distance, radius, hasFoldOptions in
+                guard let geofence = table.geofence(atSlot: slot) else {
+                    Issue.record("no geofence in slot \(slot)")
+                    return
+                }
+                #expect(geofence.id == id && geofence.hasFoldOptions == hasFoldOptions)
+                #expect(distance.bitPattern == geofence.geometry.signedDistance(to: point).bitPattern)
+                #expect(radius.bitPattern == geofence.geometry.characteristicRadius.bitPattern)
+                found.append(geofence.externalId)
+            }
+            #expect(found == holding.map(\.externalId), "holding \(point)")
+            checked += holding.count
+        }
+        return checked
+    }
+
+    /// Deleting most polygons of a bulk load compacts the polygons' rings in its middle, with cells
+    /// staged; geofences upserted after it land in cells the compaction packed.
+    @Test func ringsCompactedInTheMiddleOfABulkLoad() {
+        var random = SeededRandom(seed: 5)
+        let place = Self.places[0]
+        var geofences: [String: Geofence] = [:]
+        var order: [String] = []
+        func diamond(_ name: String) -> Geofence {
+            let lat = place.latitude + Double.random(in: -0.03...0.03, using: &random)
+            let lng = place.longitude + Double.random(in: -0.03...0.03, using: &random)
+            let d = Double.random(in: 0.0005...0.004, using: &random)
+            let ring = [(0.0, -d), (d, 0), (0, d), (-d, 0), (0, -d)].map {
+                Coordinate(latitude: lat + $0.0, longitude: lng + $0.1)
+            }
+            return Geofence(tag: "t", externalId: name, shape: .polygon(rings: [ring]))
+        }
+        var table = GeofenceTable()
+        table.loadingInBulk { table in
+            for index in 0..<3_000 {
+                let geofence = diamond("p\(index)")
+                table.upsert(geofence)
+                geofences[geofence.externalId] = geofence
+                order.append(geofence.externalId)
+            }
+            for index in 0..<2_600 {
+                #expect(table.remove(GeofenceID(tag: "t", externalId: "p\(index)")) != nil)
+                geofences["p\(index)"] = nil
+            }
+            order.removeFirst(2_600)
+            for index in 3_000..<3_400 {
+                let geofence = diamond("p\(index)")
+                table.upsert(geofence)
+                geofences[geofence.externalId] = geofence
+                order.append(geofence.externalId)
+            }
+        }
+        #expect(table.count == 800)
+        let checked = Self.expectLookupsEqualAScan(table, order.map { geofences[$0]! }, points: 2_000, place: place,
+                                                   random: &random)
+        #expect(checked > 100, "the points fall inside geofences")
+    }
+
+    @Test(arguments: 0..<15, [false, true])
+    func lookupsEqualABruteForceScanInUpsertOrder(seed: Int, inBulk: Bool) {
         var random = SeededRandom(seed: UInt64(seed) &* 0x9e37_79b9 &+ 11)
         let place = Self.places[seed % Self.places.count]
         let spread = [0.02, 0.1, 0.5][seed % 3]
@@ -86,67 +169,45 @@ import Testing
         var live: [String: Geofence] = [:]
         var order: [String] = []
         var next = 0
-        func upsert(_ geofence: Geofence) {
+        func change(_ body: (inout GeofenceTable) -> Void) {
+            if inBulk { table.loadingInBulk(body) } else { body(&table) }
+        }
+        func upsert(_ geofence: Geofence, into table: inout GeofenceTable) {
             table.upsert(geofence)
             live[geofence.externalId] = geofence
             order.removeAll { $0 == geofence.externalId }
             order.append(geofence.externalId)
         }
-        for _ in 0..<Int.random(in: 200...1_200, using: &random) {
-            upsert(Self.randomGeofence("g\(next)", near: place, spread: spread, random: &random))
-            next += 1
+        change { table in
+            for _ in 0..<Int.random(in: 200...1_200, using: &random) {
+                upsert(Self.randomGeofence("g\(next)", near: place, spread: spread, random: &random), into: &table)
+                next += 1
+            }
         }
         var checked = 0
         for round in 0..<3 {
             if round > 0 {
                 // Moves and reshapes (an upsert of a known id), deletes and new geofences.
-                for _ in 0..<Int.random(in: 50...400, using: &random) {
-                    let name = order[Int.random(in: 0..<order.count, using: &random)]
-                    switch Int.random(in: 0..<3, using: &random) {
-                    case 0: upsert(Self.randomGeofence(name, near: place, spread: spread, random: &random))
-                    case 1:
-                        #expect(table.remove(GeofenceID(tag: "t", externalId: name))?.externalId == name)
-                        live[name] = nil
-                        order.removeAll { $0 == name }
-                    default:
-                        upsert(Self.randomGeofence("g\(next)", near: place, spread: spread, random: &random))
-                        next += 1
+                change { table in
+                    for _ in 0..<Int.random(in: 50...400, using: &random) {
+                        let name = order[Int.random(in: 0..<order.count, using: &random)]
+                        switch Int.random(in: 0..<3, using: &random) {
+                        case 0: upsert(Self.randomGeofence(name, near: place, spread: spread, random: &random), into: &table)
+                        case 1:
+                            #expect(table.remove(GeofenceID(tag: "t", externalId: name))?.externalId == name)
+                            live[name] = nil
+                            order.removeAll { $0 == name }
+                        default:
+                            upsert(Self.randomGeofence("g\(next)", near: place, spread: spread, random: &random),
+                                   into: &table)
+                            next += 1
+                        }
                     }
                 }
             }
             #expect(table.count == live.count)
-            let inOrder = order.map { live[$0]! }
-            let gridded = inOrder.filter { !Self.isOversized($0.geometry.boundingBox) }
-            let oversized = inOrder.filter { Self.isOversized($0.geometry.boundingBox) }
-            for _ in 0..<300 {
-                let point = Self.randomPoint(near: inOrder, place: place, random: &random)
-                let expected = (gridded + oversized).filter { $0.geometry.boundingBox.contains(point) }
-                var candidates: [String] = []
-                table.forEachCandidate(at: point) { geofence, slot in
-                    #expect(table.geofence(atSlot: slot) === geofence)
-                    candidates.append(geofence.externalId)
-                }
-                #expect(candidates == expected.map(\.externalId), "candidates at \(point)")
-
-                // Holding the point: every enabled geofence at a signed distance ≤ 0, in the candidates' order.
-                let holding = expected.filter { $0.enabled && $0.geometry.signedDistance(to: point) <= 0 }
-                #expect(Set(holding.map(\.id)) == Set(inOrder.filter {
-                    $0.enabled && $0.geometry.signedDistance(to: point) <= 0
-                }.map(\.id)))
-                var found: [String] = []
-                table.forEachContaining(point) { id, slot, distance, radius, hasFoldOptions in
-                    guard let geofence = table.geofence(atSlot: slot) else {
-                        Issue.record("no geofence in slot \(slot)")
-                        return
-                    }
-                    #expect(geofence.id == id && geofence.hasFoldOptions == hasFoldOptions)
-                    #expect(distance.bitPattern == geofence.geometry.signedDistance(to: point).bitPattern)
-                    #expect(radius.bitPattern == geofence.geometry.characteristicRadius.bitPattern)
-                    found.append(geofence.externalId)
-                }
-                #expect(found == holding.map(\.externalId), "holding \(point)")
-                checked += holding.count
-            }
+            checked += Self.expectLookupsEqualAScan(table, order.map { live[$0]! }, points: 300, place: place,
+                                                    random: &random)
         }
         #expect(checked > 50, "the points fall inside geofences")
     }

@@ -37,7 +37,18 @@ public struct GeofenceTable: Sendable {
 
     public init(_ geofences: [Geofence]) {
         self.init()
-        for geofence in geofences { upsert(geofence) }
+        loadingInBulk { table in
+            for geofence in geofences { table.upsert(geofence) }
+        }
+    }
+
+    /// Runs `body`, which upserts and removes many geofences (loading a table), indexing their shapes
+    /// once at the end rather than at each change: a dense cell's index is packed once, not once per
+    /// geofence added to it. `body` must not look geofences up by position.
+    public mutating func loadingInBulk<Result>(_ body: (inout GeofenceTable) throws -> Result) rethrows -> Result {
+        grid.beginBulk()
+        defer { grid.endBulk() }
+        return try body(&self)
     }
 
     private mutating func uniqueStorage() -> Storage {

@@ -139,8 +139,27 @@ public struct SpatialGrid: Sendable {
     /// geofence the fix is not in is tested without the geofence object (see `signedDistance(slot:)`).
     /// An unindexed slot's words are zero: not enabled, so never answered from here.
     private var entriesBySlot: [UInt64] = []
+    /// Cells staged by inserts since `beginBulk`, packed by `endBulk`.
+    private var stagedCells: [Int] = []
+    private var isBulk = false
 
     public init() {}
+
+    /// From here to `endBulk`, inserts append to their cells' lists without packing them: loading a
+    /// table costs each geofence once instead of once per geofence listed after it in its cell. No
+    /// lookup may run in between.
+    mutating func beginBulk() { isBulk = true }
+
+    /// Packs every cell staged since `beginBulk`: lookups may run again.
+    mutating func endBulk() {
+        isBulk = false
+        sealStagedCells()
+    }
+
+    private mutating func sealStagedCells() {
+        for index in stagedCells { cells[index].seal() }
+        stagedCells.removeAll()
+    }
 
     @inline(__always)
     static func cellNumber(_ e7: Int32) -> Int64 {
@@ -193,6 +212,10 @@ public struct SpatialGrid: Sendable {
                         cellIndex[key] = Int32(index)
                         cells.append(GridCell())
                     }
+                    if isBulk, !cells[index].isStaged {
+                        cells[index].stage()
+                        stagedCells.append(index)
+                    }
                     cells[index].append(cellBox, entry, originLatE7: lat * Self.cellSizeE7,
                                         originLngE7: lng * Self.cellSizeE7)
                 }
@@ -242,6 +265,7 @@ public struct SpatialGrid: Sendable {
 
     /// Copies the live polygons' rings to a new array and points their entries there.
     private mutating func compactRings() {
+        sealStagedCells()  // the cells' polygon entries are moved where lookups read them
         var live: [Int32] = []
         for cell in cells { live += cell.ringOffsets() }
         for item in oversized where item.entry.ringsAt >= 0 { live.append(item.entry.ringsAt) }
@@ -264,6 +288,7 @@ public struct SpatialGrid: Sendable {
     /// the oversized ones.
     /// - Complexity: one hash probe plus a box test per geofence of the point's sub-cell.
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
+        assert(!isBulk, "a lookup between beginBulk and endBulk")
         let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
         if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
             cells[Int(index)].lookup.forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
@@ -290,6 +315,7 @@ public struct SpatialGrid: Sendable {
     ///   is touched.
     @inline(__always)
     func forEachContaining(_ point: Coordinate, _ body: (GeofenceID, Int32, Double, Double, Bool) -> Void) {
+        assert(!isBulk, "a lookup between beginBulk and endBulk")
         rings.values.withUnsafeBufferPointer { rings in
             /// `scale`: a polygon's first value in `rings`, its frame's longitude scale.
             @inline(__always)

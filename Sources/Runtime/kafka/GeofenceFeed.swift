@@ -52,16 +52,18 @@ final class GeofenceFeed {
         let records = try reader.poll(maxRecords: 10_000, timeout: .zero)
         guard !records.isEmpty else { return false }
         let now = clock.now()
-        for record in records {
-            let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
-            if let value = record.value, !value.isEmpty {
-                value.withUnsafeBytes { bytes in
-                    processor.processGeofence(key: record.key, value: bytes, source: source, geofences: &table,
+        table.loadingInBulk { table in
+            for record in records {
+                let source = RecordSource(topic: record.topic, partition: record.partition, offset: record.offset)
+                if let value = record.value, !value.isEmpty {
+                    value.withUnsafeBytes { bytes in
+                        processor.processGeofence(key: record.key, value: bytes, source: source, geofences: &table,
+                                                  processingTime: now, into: &output)
+                    }
+                } else {
+                    processor.processGeofence(key: record.key, value: nil, source: source, geofences: &table,
                                               processingTime: now, into: &output)
                 }
-            } else {
-                processor.processGeofence(key: record.key, value: nil, source: source, geofences: &table,
-                                          processingTime: now, into: &output)
             }
         }
         return true

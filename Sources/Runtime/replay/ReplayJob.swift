@@ -189,10 +189,12 @@ public enum ReplayJob {
         -> GeofenceTable
     {
         var geofences = GeofenceTable()
-        try forEachRecord(path, topic: geofencesTopic, processor: &processor, output: &output) {
-            line, bytes, processor, output in
-            processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
-                                      geofences: &geofences, processingTime: nil, into: &output)
+        try geofences.loadingInBulk { geofences in
+            try forEachRecord(path, topic: geofencesTopic, processor: &processor, output: &output) {
+                line, bytes, processor, output in
+                processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
+                                          geofences: &geofences, processingTime: nil, into: &output)
+            }
         }
         return geofences
     }
