@@ -125,8 +125,9 @@ import Testing
         var geofences: [String: Geofence] = [:]
         var order: [String] = []
         func diamond(_ name: String) -> Geofence {
-            let lat = place.latitude + Double.random(in: -0.03...0.03, using: &random)
-            let lng = place.longitude + Double.random(in: -0.03...0.03, using: &random)
+            // Hundreds to a cell: staged while the table loads.
+            let lat = place.latitude + Double.random(in: -0.004...0.004, using: &random)
+            let lng = place.longitude + Double.random(in: -0.004...0.004, using: &random)
             let d = Double.random(in: 0.0005...0.004, using: &random)
             let ring = [(0.0, -d), (d, 0), (0, d), (-d, 0), (0, -d)].map {
                 Coordinate(latitude: lat + $0.0, longitude: lng + $0.1)
@@ -163,7 +164,8 @@ import Testing
     func lookupsEqualABruteForceScanInUpsertOrder(seed: Int, inBulk: Bool) {
         var random = SeededRandom(seed: UInt64(seed) &* 0x9e37_79b9 &+ 11)
         let place = Self.places[seed % Self.places.count]
-        let spread = [0.02, 0.1, 0.5][seed % 3]
+        // 0.003°: one to four cells of hundreds of geofences each, which a bulk load stages.
+        let spread = [0.02, 0.1, 0.5, 0.003][seed % 4]
         var table = GeofenceTable()
         /// The model: the live geofences by name, in the order of their last upsert.
         var live: [String: Geofence] = [:]

@@ -26,15 +26,15 @@ struct GridCell: Sendable {
         didSet { lookup.words = words.withUnsafeBufferPointer { $0.baseAddress } }
     }
     /// Geofence boxes in the cell (a split cell holds copies).
-    private var boxCount = 0
-    /// The lists while a table is loaded in bulk (`SpatialGrid.beginBulk`), each appended to at its end
-    /// and packed into `words` once, by `seal`. Appending to `words` itself moves every later word:
-    /// loading a city of 100,000 geofences spent half its time there, a million of them 80 s.
-    private var staged: Staged?
+    private(set) var boxCount = 0
 
-    private struct Staged {
-        var boxes = [[UInt64]](repeating: [], count: GridCell.lists)
-        var entries = [[UInt64]](repeating: [], count: GridCell.lists)
+    /// A cell's lists while a table is loaded in bulk (`SpatialGrid.beginBulk`), each appended to at
+    /// its end and packed into `words` once, by `seal`. Appending to `words` itself moves every later
+    /// word: loading a dense city of 100,000 geofences spent half its time there, a million 80 s. Kept
+    /// by `SpatialGrid` beside the cell, not in it: cells are read per lookup, and stay small.
+    struct Staged {
+        fileprivate var boxes = [[UInt64]](repeating: [], count: GridCell.lists)
+        fileprivate var entries = [[UInt64]](repeating: [], count: GridCell.lists)
     }
 
     init() {}
@@ -68,23 +68,17 @@ struct GridCell: Sendable {
         for later in list..<Self.lists { lookup.ends[later] = UInt32(Int(lookup.ends[later]) + delta) }
     }
 
-    /// Whether the cell's lists are staged (see `stage`): lookups must wait for `seal`.
-    var isStaged: Bool { staged != nil }
-
-    /// Moves the lists out of `words` so that appends go to their ends until `seal`.
-    mutating func stage() {
-        guard staged == nil else { return }
+    /// Moves the lists out of `words`, for appends at their ends until `seal`; no lookup until then.
+    mutating func stage() -> Staged {
         var staging = Staged()
-        for list in 0..<Self.lists { (staging.boxes[list], staging.entries[list]) = listWords(list) }
-        staged = staging
+        for list in 0..<Self.lists { (staging.boxes[list], staging.entries[list]) = listWords(list, staged: nil) }
         words = []
         lookup.ends = InlineArray(repeating: 0)
+        return staging
     }
 
-    /// Packs the staged lists into `words`, for lookups.
-    mutating func seal() {
-        guard let staging = staged else { return }
-        staged = nil
+    /// Packs `staging` (from `stage`, appended to since) into `words`, for lookups.
+    mutating func seal(_ staging: Staged) {
         var packed: [UInt64] = []
         packed.reserveCapacity(staging.boxes.reduce(0) { $0 + $1.count } + staging.entries.reduce(0) { $0 + $1.count })
         var ends = InlineArray<16, UInt32>(repeating: 0)
@@ -98,7 +92,9 @@ struct GridCell: Sendable {
     }
 
     /// Appends box words and an entry at the end of `list`.
-    private mutating func append(boxWords box: [UInt64], _ entry: SpatialGrid.Entry, to list: Int) {
+    private mutating func append(boxWords box: [UInt64], _ entry: SpatialGrid.Entry, to list: Int,
+                                 staged: inout Staged?)
+    {
         let packed = entry.packed
         if staged != nil {
             staged!.boxes[list] += box
@@ -126,12 +122,17 @@ struct GridCell: Sendable {
 
     /// Lists `entry` under `box` (a part: not crossing the antimeridian) in the cell with lower
     /// corner `origin` (10⁻⁷ degrees), splitting the cell when it grows past `splitThreshold`.
-    mutating func append(_ box: SpatialGrid.CellBox, _ entry: SpatialGrid.Entry, originLatE7: Int64, originLngE7: Int64) {
+    /// - Parameter staged: the cell's staged lists, if it is staged (see `stage`).
+    mutating func append(_ box: SpatialGrid.CellBox, _ entry: SpatialGrid.Entry, originLatE7: Int64, originLngE7: Int64,
+                         staged: inout Staged?)
+    {
         boxCount += 1
         guard lookup.isSplit else {
             let words = box.words
-            append(boxWords: [words.0, words.1], entry, to: 0)
-            if boxCount > SpatialGrid.splitThreshold { split(originLatE7: originLatE7, originLngE7: originLngE7) }
+            append(boxWords: [words.0, words.1], entry, to: 0, staged: &staged)
+            if boxCount > SpatialGrid.splitThreshold {
+                split(originLatE7: originLatE7, originLngE7: originLngE7, staged: &staged)
+            }
             return
         }
         let minLat = Int64(box.minLatE7), minLng = Int64(box.minLngE7)
@@ -142,14 +143,14 @@ struct GridCell: Sendable {
                     minLatE7: minLat, maxLatE7: maxLat, minLngE7: minLng, maxLngE7: maxLng,
                     originLatE7: originLatE7 + Int64(row) * SpatialGrid.subCellSizeE7,
                     originLngE7: originLngE7 + Int64(column) * SpatialGrid.subCellSizeE7)
-                append(boxWords: [subCellBox.word], entry, to: row * SpatialGrid.subdivisions + column)
+                append(boxWords: [subCellBox.word], entry, to: row * SpatialGrid.subdivisions + column, staged: &staged)
             }
         }
     }
 
     /// Lists the cell's geofences per sub-cell, in the same order.
-    private mutating func split(originLatE7: Int64, originLngE7: Int64) {
-        let (boxes, entries) = listWords(0)
+    private mutating func split(originLatE7: Int64, originLngE7: Int64, staged: inout Staged?) {
+        let (boxes, entries) = listWords(0, staged: staged)
         let items = (0..<(boxes.count / 2)).map { index in
             (box: SpatialGrid.CellBox(words: boxes[2 * index], boxes[2 * index + 1]),
              entry: entries.withUnsafeBufferPointer { SpatialGrid.Entry($0, at: index * SpatialGrid.Entry.words) })
@@ -159,11 +160,13 @@ struct GridCell: Sendable {
         lookup.ends = InlineArray(repeating: 0)
         lookup.isSplit = true
         boxCount = 0
-        for item in items { append(item.box, item.entry, originLatE7: originLatE7, originLngE7: originLngE7) }
+        for item in items {
+            append(item.box, item.entry, originLatE7: originLatE7, originLngE7: originLngE7, staged: &staged)
+        }
     }
 
     /// The box words and the entry words of `list`, staged or packed.
-    private func listWords(_ list: Int) -> (boxes: [UInt64], entries: [UInt64]) {
+    private func listWords(_ list: Int, staged: Staged?) -> (boxes: [UInt64], entries: [UInt64]) {
         if let staged { return (staged.boxes[list], staged.entries[list]) }
         let (start, count, entries) = lookup.bounds(list)
         return (Array(words[start..<entries]), Array(words[entries..<(entries + count * SpatialGrid.Entry.words)]))
@@ -171,7 +174,7 @@ struct GridCell: Sendable {
 
     /// Removes `slot`'s box and its copies (a cell holds at most one box of a geofence).
     /// - Returns: its entry, if the cell held it.
-    mutating func remove(slot: Int32) -> SpatialGrid.Entry? {
+    mutating func remove(slot: Int32, staged: inout Staged?) -> SpatialGrid.Entry? {
         var removed: SpatialGrid.Entry?
         if staged != nil {
             for list in 0..<Self.lists {
