@@ -8,6 +8,8 @@ extension UserState {
         var radius: Double
         var slot: Int32
         var hasFoldOptions: Bool
+        /// A presence in this geofence goes on (set while the presences are walked).
+        var isPresent = false
     }
 
     /// Geofences holding one fix that are kept on the stack: 1 KiB, the most
@@ -38,27 +40,40 @@ extension UserState {
                 count += 1
             }
             guard pileUp.isEmpty else {
-                pileUp.withUnsafeBufferPointer { holding in
+                pileUp.withUnsafeMutableBufferPointer { holding in
                     updateGeofences(at: position, accuracy: accuracy, time: time, context: context, holding: holding,
                                     events: &events)
                 }
                 return
             }
             updateGeofences(at: position, accuracy: accuracy, time: time, context: context,
-                            holding: UnsafeBufferPointer(rebasing: buffer[0..<count]), events: &events)
+                            holding: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), events: &events)
         }
     }
 
-    /// - Parameter holding: the geofences holding `position`, all of them.
+    /// - Parameter holding: the geofences holding `position`, all of them (sorted here by id).
     private mutating func updateGeofences(
         at position: Coordinate, accuracy: Double, time: UnixMillis, context: FoldContext,
-        holding: UnsafeBufferPointer<Holding>, events: inout [Event]
+        holding: UnsafeMutableBufferPointer<Holding>, events: inout [Event]
     ) {
         let settings = context.settings
+        // By id, so that each presence finds its geofence by bisection: in a dense city a fix lies in
+        // tens of geofences, a user in as many, and a scan per presence was their product per fix.
+        var holding = holding  // the same memory: `sort` is mutating on the pointer's value
+        holding.sort { $0.id < $1.id }
+        func held(_ id: GeofenceID) -> Int? {
+            var low = 0, high = holding.count
+            while low < high {
+                let middle = (low + high) / 2
+                if holding[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < holding.count && holding[low].id == id ? low : nil
+        }
         var index = 0
         while index < presences.count {
             let presence = presences[index]
-            if let held = holding.first(where: { $0.id == presence.geofenceID }) {
+            if let heldAt = held(presence.geofenceID) {
+                let held = holding[heldAt]
                 // Enabled and in the table (the lookup reports nothing else): only the distance and,
                 // for a geofence with a scheduled end, that end decide.
                 if held.hasFoldOptions || presence.endsAt != .max,
@@ -75,6 +90,7 @@ extension UserState {
                          events: &events)
                     continue
                 }
+                holding[heldAt].isPresent = true
                 index += 1
                 continue
             }
@@ -115,17 +131,19 @@ extension UserState {
             index += 1
         }
 
-        // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0).
-        func mayEnter(_ id: GeofenceID, signedDistance: Double, radius: Double) -> Bool {
-            !presences.contains { $0.geofenceID == id }
-                && Self.entersArea(signedDistance: signedDistance, accuracy: accuracy, radius: radius, settings: settings)
+        // Only geofences holding the fix can be entered (`entersArea` needs a distance ≤ 0), and only
+        // those without a presence that went on above.
+        func mayEnter(_ held: Holding) -> Bool {
+            !held.isPresent
+                && Self.entersArea(signedDistance: held.signedDistance, accuracy: accuracy, radius: held.radius,
+                                   settings: settings)
         }
         guard !holding.isEmpty else { return }
         // On the stack (up to `holdingCapacity`): an array here is a heap allocation on every fix
         // that enters something.
         withUnsafeTemporaryAllocation(of: Entry.self, capacity: holding.count) { buffer in
             var count = 0
-            for held in holding where mayEnter(held.id, signedDistance: held.signedDistance, radius: held.radius) {
+            for held in holding where mayEnter(held) {
                 buffer.initializeElement(at: count, to: Entry(id: held.id, slot: held.slot,
                                                               signedDistance: held.signedDistance))
                 count += 1
