@@ -148,7 +148,7 @@ extension UserState {
                                                               signedDistance: held.signedDistance))
                 count += 1
             }
-            enter(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), at: time, context: context,
+            enter(UnsafeBufferPointer(rebasing: buffer[0..<count]), at: time, context: context,
                   events: &events)
         }
     }
@@ -160,13 +160,11 @@ extension UserState {
         var signedDistance: Double
     }
 
-    /// Enters the geofences `entered` (in geofence-id order; sorted here) that allow it.
-    private mutating func enter(_ entered: UnsafeMutableBufferPointer<Entry>, at time: UnixMillis,
+    /// Enters the geofences `entered` that allow it, in geofence-id order (the order of `entered`: the
+    /// holding list is sorted by id; the index's own order depends on upsert history, ids do not).
+    private mutating func enter(_ entered: UnsafeBufferPointer<Entry>, at time: UnixMillis,
                                 context: FoldContext, events: inout [Event])
     {
-        guard !entered.isEmpty else { return }
-        var entered = entered
-        entered.sort { $0.id < $1.id }  // the index's order depends on upsert history; ids do not
         for entry in entered {
             guard let geofence = context.geofences.geofence(atSlot: entry.slot) else { continue }
             if geofence.hasFoldOptions {

@@ -176,27 +176,20 @@ struct GridCell: Sendable {
     /// - Returns: its entry, if the cell held it.
     mutating func remove(slot: Int32, staged: inout Staged?) -> SpatialGrid.Entry? {
         var removed: SpatialGrid.Entry?
-        if staged != nil {
-            for list in 0..<Self.lists {
-                let entries = staged!.entries[list]
-                let found = entries.withUnsafeBufferPointer { words in
-                    stride(from: 0, to: words.count, by: SpatialGrid.Entry.words).lazy
-                        .map { SpatialGrid.Entry(words, at: $0) }.enumerated().first { $0.element.slot == slot }
-                }
-                guard let (index, entry) = found else { continue }
+        for list in 0..<Self.lists {
+            if staged != nil {
+                let entries = staged!.entries[list].count / SpatialGrid.Entry.words
+                guard let (index, entry) = Self.find(slot, in: staged!.entries[list], entriesAt: 0, count: entries)
+                else { continue }
                 removed = entry
                 staged!.entries[list].removeSubrange((index * SpatialGrid.Entry.words)..<((index + 1) * SpatialGrid.Entry.words))
                 staged!.boxes[list].removeSubrange((index * lookup.boxWords)..<((index + 1) * lookup.boxWords))
+                continue
             }
-            if removed != nil { boxCount -= 1 }
-            return removed
-        }
-        for list in 0..<Self.lists {
             let (start, count, entries) = lookup.bounds(list)
-            guard let index = (0..<count).first(where: { entry(at: entries + $0 * SpatialGrid.Entry.words).slot == slot })
-            else { continue }
+            guard let (index, entry) = Self.find(slot, in: words, entriesAt: entries, count: count) else { continue }
+            removed = entry
             let at = entries + index * SpatialGrid.Entry.words
-            removed = entry(at: at)
             words.removeSubrange(at..<(at + SpatialGrid.Entry.words))
             words.removeSubrange((start + index * lookup.boxWords)..<(start + (index + 1) * lookup.boxWords))
             shiftEnds(from: list, by: -lookup.itemWords)
@@ -205,8 +198,17 @@ struct GridCell: Sendable {
         return removed
     }
 
-    private func entry(at index: Int) -> SpatialGrid.Entry {
-        words.withUnsafeBufferPointer { SpatialGrid.Entry($0, at: index) }
+    /// The first of the `count` entries packed in `words` from word `start` that is `slot`'s, and its index.
+    private static func find(_ slot: Int32, in words: [UInt64], entriesAt start: Int, count: Int)
+        -> (index: Int, entry: SpatialGrid.Entry)?
+    {
+        words.withUnsafeBufferPointer { words in
+            for index in 0..<count {
+                let entry = SpatialGrid.Entry(words, at: start + index * SpatialGrid.Entry.words)
+                if entry.slot == slot { return (index, entry) }
+            }
+            return nil
+        }
     }
 
     /// Calls `body` with every entry of every list and the word it starts at.

@@ -89,16 +89,12 @@ struct PageCacheBypass {
         var end = 0
         if isDirect {
             let aligned = count / Self.alignment * Self.alignment
-            switch try Self.writeDirect(descriptor, buffer, count: aligned, path: path) {
-            case .written: end = aligned
-            case .refused: refuse(descriptor)  // nothing written: the page cache takes it below
-            case .finishedThroughPageCache:
-                refuse(descriptor)
-                end = aligned
-            }
+            end = try Self.writeDirect(descriptor, buffer, count: aligned, path: path)
+            // Refused, or cut short off the alignment: the page cache takes the rest below.
+            if end < aligned { refuse(descriptor) }
         }
         if all || isRefused {
-            if all, isDirect {
+            if isDirect {  // the end: the tail is unaligned
                 isDirect = false
                 _ = Self.setDirect(false, on: descriptor)
             }
@@ -124,35 +120,24 @@ struct PageCacheBypass {
         return fcntl(descriptor, F_SETFL, on ? flags | directFlag : flags & ~directFlag) == 0
     }
 
-    private enum DirectWrite {
-        case written
-        /// `EINVAL` before any byte: the filesystem accepted the flag but not the write.
-        case refused
-        /// A short or refused write part way: the rest went through the page cache.
-        case finishedThroughPageCache
-    }
-
+    /// Writes aligned bytes with `O_DIRECT` set, until done or until the system refuses (`EINVAL`) or
+    /// writes a piece off the alignment.
+    /// - Returns: the bytes written.
     private static func writeDirect(_ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int, path: String)
-        throws(LZ4IOError) -> DirectWrite
+        throws(LZ4IOError) -> Int
     {
         var written = 0
         while written < count {
             let result = SystemFile.write(descriptor, bytes + written, count: count - written)
-            if result > 0, result % alignment == 0 {
+            if result > 0 {
                 written += result
+                if result % alignment != 0 { break }
                 continue
             }
-            if result < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EINVAL, written == 0 { return .refused }
-                if code != EINVAL { throw SystemFile.error(code, operation: "write", path: path) }
-            }
-            let done = written + max(result, 0)
-            _ = setDirect(false, on: descriptor)
-            try SystemFile.writeAll(descriptor, bytes + done, count: count - done, path: path)
-            return .finishedThroughPageCache
+            let code = errno
+            if result == 0 || code == EINVAL { break }
+            if code != EINTR { throw SystemFile.error(code, operation: "write", path: path) }
         }
-        return .written
+        return written
     }
 }

@@ -77,14 +77,18 @@ struct GeofenceTimeline {
 
         init(_ timeline: GeofenceTimeline) { changes = timeline.changes }
 
-        /// Applies to `table` every change not later than `timestamp` not applied yet.
+        /// Applies to `table` every change not later than `timestamp` not applied yet, in bulk: the first
+        /// advance of a replay loads the whole table as it stood before its first input.
         mutating func advance(to timestamp: Int64, table: inout GeofenceTable) {
-            while next < changes.count, changes[next].timestamp <= timestamp {
-                switch changes[next].change {
-                case let .upsert(geofence): table.upsert(geofence)
-                case let .delete(id, _, _): table.remove(id)
+            guard next < changes.count, changes[next].timestamp <= timestamp else { return }  // per input
+            table.loadingInBulk { table in
+                while next < changes.count, changes[next].timestamp <= timestamp {
+                    switch changes[next].change {
+                    case let .upsert(geofence): table.upsert(geofence)
+                    case let .delete(id, _, _): table.remove(id)
+                    }
+                    next += 1
                 }
-                next += 1
             }
         }
     }
