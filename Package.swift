@@ -20,7 +20,8 @@ let package = Package(
         .target(name: "CHeapStats"),
 
         // MARK: - Pure code
-        .target(name: "Domain"),
+        // Extern: `@_extern(c)` reaches LLVM's prefetch intrinsic (Support/CachePrefetch.swift).
+        .target(name: "Domain", swiftSettings: [.enableExperimentalFeature("Extern")]),
         .target(name: "Codec", dependencies: ["Domain"]),
         .target(name: "CommandLineKit"),
         .target(name: "Simulation", dependencies: ["Domain", "Codec"]),

@@ -7,7 +7,8 @@ import Glibc
 
 /// `tripstream bench --lookup-sweep`: what one spatial lookup costs at 10k, 100k and 1M geofences
 /// at equal density (the dense city's 10,000 per 13 × 10 km, the area grown with the count), so a
-/// lookup's cost can be seen to stay flat as the table grows.
+/// lookup's cost can be seen to stay flat as the table grows: one point at a time, each lookup
+/// waiting for its own cache misses, and as the replay asks, the next lookups' lists loaded ahead.
 enum LookupSweep {
     static func run(base: SimulationSettings, counts: [Int], lookups: Int) {
         for count in counts {
@@ -30,26 +31,33 @@ enum LookupSweep {
                     longitude: settings.cityCenter.longitude
                         + Double.random(in: -0.5...0.5, using: &random) * area.eastWest / metersPerLng)
             }
-            // Timed: the fold's question, which geofences hold the point (`forEachContaining`).
-            var seconds: [Double] = []
-            var cpuSeconds: [Double] = []
+            // Timed: the fold's question, which geofences hold the point (`forEachContaining`), asked
+            // one point at a time, and as the replay asks it, each lookup's lists loaded ahead
+            // (`prefetchLookup`) `PartitionFold.prefetchDistance` points before. Alternated per round.
+            let ahead = PartitionFold.prefetchDistance
+            var seconds: [[Double]] = [[], []]
+            var cpuSeconds: [[Double]] = [[], []]
             var inside = 0
             for _ in 0..<3 {
-                inside = 0
-                let start = Terminal.monotonicSeconds(), cpuStart = threadCPUSeconds()
-                for point in points {
-                    table.forEachContaining(point) { _, _, _, _, _ in inside += 1 }
+                for lookingAhead in [false, true] {
+                    inside = 0
+                    let start = Terminal.monotonicSeconds(), cpuStart = threadCPUSeconds()
+                    for index in points.indices {
+                        if lookingAhead, index + ahead < points.count { table.prefetchLookup(points[index + ahead]) }
+                        table.forEachContaining(points[index]) { _, _, _, _, _ in inside += 1 }
+                    }
+                    seconds[lookingAhead ? 1 : 0].append(Terminal.monotonicSeconds() - start)
+                    cpuSeconds[lookingAhead ? 1 : 0].append(threadCPUSeconds() - cpuStart)
                 }
-                seconds.append(Terminal.monotonicSeconds() - start)
-                cpuSeconds.append(threadCPUSeconds() - cpuStart)
             }
             var candidates = 0  // bounding boxes holding the point, counted apart from the timing
             for point in points { table.forEachCandidate(at: point) { _, _ in candidates += 1 } }
-            let median = seconds.sorted()[1], cpuMedian = cpuSeconds.sorted()[1]
+            func nanoseconds(_ runs: [Double]) -> Int { Int(runs.sorted()[1] / Double(lookups) * 1e9) }
             Terminal.output(
                 "lookup          \(count.grouped) geofences over \(Int(area.eastWest / 1000)) × \(Int(area.northSouth / 1000)) km: "
-                    + "\(Int(median / Double(lookups) * 1e9)) ns per lookup (median of 3 × \(lookups.grouped); "
-                    + "\(Int(cpuMedian / Double(lookups) * 1e9)) ns of this thread's CPU time), "
+                    + "\(nanoseconds(seconds[0])) ns per lookup one at a time, \(nanoseconds(seconds[1])) ns looking "
+                    + "\(ahead) ahead as the replay does (medians of 3 × \(lookups.grouped); "
+                    + "\(nanoseconds(cpuSeconds[0])) and \(nanoseconds(cpuSeconds[1])) ns of this thread's CPU time), "
                     + "\(String(format1: Double(candidates) / Double(lookups))) candidates and "
                     + "\(String(format1: Double(inside) / Double(lookups))) containing geofences per point; table built in "
                     + "\(String(format1: built)) s")

@@ -87,6 +87,7 @@ import Testing
         let oversized = inOrder.filter { isOversized($0.geometry.boundingBox) }
         for _ in 0..<points {
             let point = randomPoint(near: inOrder, place: place, random: &random)
+            table.prefetchLookup(point)  // a hint: traps on no point, changes no answer
             let expected = (gridded + oversized).filter { $0.geometry.boundingBox.contains(point) }
             var candidates: [String] = []
             table.forEachCandidate(at: point) { geofence, slot in

@@ -150,6 +150,10 @@ public struct GeofenceTable: Sendable {
         grid.forEachContaining(point, body)
     }
 
+    /// Starts loading what `forEachContaining(point)` will read, without waiting for it: a hint for
+    /// an input folded a few later, so that lookups' cache misses overlap (a large table is read cold).
+    public func prefetchLookup(_ point: Coordinate) { grid.prefetchLookup(point) }
+
     /// The signed distance from `point` to the shape of the geofence in `slot` and its characteristic
     /// radius, as `forEachContaining` reports them, if `slot` holds the enabled geofence `id` and it
     /// has no fold options (`Geofence.hasFoldOptions`); nil otherwise. Touches no geofence object.

@@ -271,6 +271,21 @@ extension GridCell.Lookup {
         }
     }
 
+    /// Starts loading what `forEachBatch(holding:)` will read for `point` (its list's boxes and
+    /// entries), without waiting for it.
+    @inline(__always)
+    func prefetch(holding point: Coordinate, originLatE7: Int64, originLngE7: Int64) {
+        guard let base = words else { return }
+        var list = 0
+        if isSplit {
+            let row = Int((Int64(point.latitudeE7) - originLatE7) / SpatialGrid.subCellSizeE7)
+            let column = Int((Int64(point.longitudeE7) - originLngE7) / SpatialGrid.subCellSizeE7)
+            list = row * SpatialGrid.subdivisions + column
+        }
+        let (start, count, _) = bounds(list)
+        CachePrefetch.read(UnsafeRawPointer(base + start), bytes: count * itemWords * 8, maxLines: 48)
+    }
+
     /// `forEachBatch` in `list`, whose box `index` holds the point when `holds(boxes, index)`
     /// (`boxes`: the words from the list's start).
     @inline(__always)

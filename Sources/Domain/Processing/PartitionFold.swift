@@ -259,6 +259,28 @@ public struct PartitionFold: Sendable {
         if due != timers.due(of: slot) { timers.set(slot, due: due) }
     }
 
+    // MARK: - Look-ahead
+
+    /// How many inputs ahead of the one folded `prefetch(_:stage:)` is asked about: its first stage
+    /// for the input this far ahead, its second for the one half as far.
+    public static let prefetchDistance = 8
+
+    /// Starts loading, without waiting, what folding a fix of `userId` at `location` will read cold
+    /// in a partition of many users or a large geofence table: a hint that changes nothing. A caller
+    /// folding a batch asks it for the input `prefetchDistance` ahead (`stage` 1: where the user's
+    /// slot is, the geofences' lists at the location) and for the one half as far (`stage` 2: the
+    /// user's timeline, whose slot the first stage brought in), so the misses of several inputs
+    /// overlap instead of following one another.
+    public func prefetch(userId: String, location: Coordinate?, geofences: GeofenceTable, stage: Int) {
+        let hash = UserIndex.hash(userId)
+        if stage == 1 {
+            users.prefetch(hash: hash)
+            if let location { geofences.prefetchLookup(location) }
+        } else if let slot = users.likelySlot(hash: hash) {
+            timelines.prefetch(slot)
+        }
+    }
+
     // MARK: - Users
 
     private mutating func slot(for userId: String) -> Int32 {

@@ -27,6 +27,16 @@ struct TimelineStore: Sendable {
         }
     }
 
+    /// Starts loading `slot`'s timeline (its inline part: the arrays it points to come when read).
+    @inline(__always)
+    func prefetch(_ slot: Int32) {
+        guard slot >= 0, Int(slot) < count else { return }
+        segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
+            CachePrefetch.read(UnsafeRawPointer($0.baseAddress! + (Int(slot) & (Self.segmentSize - 1))),
+                               bytes: MemoryLayout<UserTimeline>.size, maxLines: 8)
+        }
+    }
+
     subscript(slot: Int32) -> UserTimeline {
         // By address: reading one field of a timeline loads that field. A `get` copies the whole
         // timeline (hundreds of bytes and their references), and so does a `_read`, which yields a

@@ -24,6 +24,14 @@ public struct IntegerMap: Sendable {
         Int(truncatingIfNeeded: (key &* 0x9e37_79b9_7f4a_7c15) >> 29) & mask
     }
 
+    /// Starts loading the entry where a lookup of `key` begins (`CachePrefetch`): a hint, no value changes.
+    @inline(__always)
+    public func prefetch(_ key: UInt64) {
+        entries.withUnsafeBufferPointer { entries in
+            CachePrefetch.read(UnsafeRawPointer(entries.baseAddress! + Self.index(key, mask: entries.count - 1)))
+        }
+    }
+
     /// Values must not be negative.
     public subscript(key: UInt64) -> Int32? {
         get {

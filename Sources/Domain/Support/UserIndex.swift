@@ -37,6 +37,14 @@ struct UserIndex: Sendable {
         return product ^ (product >> 31)
     }
 
+    /// Starts loading where `slot(of:)` will look for the user hashing to `hash`.
+    @inline(__always)
+    func prefetch(hash: UInt64) { firstSlot.prefetch(hash) }
+
+    /// The first slot of the users hashing to `hash`, unconfirmed: what a prefetch may load ahead.
+    @inline(__always)
+    func likelySlot(hash: UInt64) -> Int32? { firstSlot[hash] }
+
     /// The slot of the user whose id `isUser` confirms, among those hashing like `userId`.
     func slot(of userId: String, isUser: (Int32) -> Bool) -> Int32? {
         guard var slot = firstSlot[Self.hash(userId)] else { return nil }

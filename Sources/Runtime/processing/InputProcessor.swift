@@ -221,6 +221,14 @@ public struct InputProcessor: Sendable {
         emitEvents(now: now, into: &output)
     }
 
+    /// `PartitionFold.prefetch` for a fix folded a few inputs later. Mutating only so that it is
+    /// called in place: read from a class's property, the fold was copied first (every array it holds
+    /// retained and released).
+    @inline(__always)
+    public mutating func prefetch(_ fix: borrowing Fix, geofences: GeofenceTable, stage: Int) {
+        fold.prefetch(userId: fix.userId, location: fix.position, geofences: geofences, stage: stage)
+    }
+
     private mutating func emitEvents(now: UnixMillis, into output: inout OutputBatch) {
         guard !events.isEmpty else { return }
         // Encoded in place through a buffer pointer: copying each `Event` out of the array would

@@ -50,9 +50,7 @@ final class ReplayPartition: @unchecked Sendable {
     /// then places the late inputs and commits the history, as the service does after each poll.
     func fold(_ chunks: [DecodedChunk]) {
         withGeofences { geofences in
-            for chunk in chunks {
-                for line in chunk.byPartition[index] { fold(line, geofences: &geofences) }
-            }
+            for chunk in chunks { fold(chunk.byPartition[index], geofences: &geofences) }
             flush(geofences: geofences)
         }
     }
@@ -60,8 +58,28 @@ final class ReplayPartition: @unchecked Sendable {
     /// Folds one block of this partition's lines, in order, then settles as after a block of a file.
     func fold(_ lines: [ReplayLine]) {
         withGeofences { geofences in
-            for line in lines { fold(line, geofences: &geofences) }
+            fold(lines, geofences: &geofences)
             flush(geofences: geofences)
+        }
+    }
+
+    /// Folds `lines` in order, each fix's state and geofences asked for a few lines ahead
+    /// (`PartitionFold.prefetch`), so that their cache misses overlap the lines folded before.
+    private func fold(_ lines: [ReplayLine], geofences: inout GeofenceTable) {
+        for position in lines.indices {
+            prefetch(lines, at: position + PartitionFold.prefetchDistance, stage: 1, geofences: geofences)
+            prefetch(lines, at: position + PartitionFold.prefetchDistance / 2, stage: 2, geofences: geofences)
+            fold(lines[position], geofences: &geofences)
+        }
+    }
+
+    /// Asks the fold to load ahead what the fix at `position` of `lines` will need (`PartitionFold.prefetch`).
+    @inline(__always)
+    private func prefetch(_ lines: [ReplayLine], at position: Int, stage: Int, geofences: GeofenceTable) {
+        guard position < lines.count else { return }
+        lines.withUnsafeBufferPointer { lines in
+            guard case let .fix(fix) = lines[position].content else { return }
+            processor.prefetch(fix, geofences: geofences, stage: stage)
         }
     }
 
