@@ -185,25 +185,55 @@ extension UserState {
     private mutating func enter(_ entered: UnsafeBufferPointer<Entry>, at time: UnixMillis,
                                 context: FoldContext, events: inout [Event])
     {
-        for entry in entered {
-            guard let geofence = context.geofences.geofence(atSlot: entry.slot) else { continue }
-            if geofence.hasFoldOptions {
-                if time >= geofence.scheduledEnd { continue }  // behaves as disabled or deleted from then on
-                if geofence.stopDetection, !isStopped(at: time, settings: context.settings) { continue }
+        guard !entered.isEmpty else { return }
+        withUnsafeTemporaryAllocation(of: Presence.self, capacity: entered.count) { added in
+            var count = 0
+            for entry in entered {
+                guard let geofence = context.geofences.geofence(atSlot: entry.slot) else { continue }
+                if geofence.hasFoldOptions {
+                    if time >= geofence.scheduledEnd { continue }  // behaves as disabled or deleted from then on
+                    if geofence.stopDetection, !isStopped(at: time, settings: context.settings) { continue }
+                }
+                visitCount &+= 1
+                let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
+                let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
+                                        visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: entry.slot)
+                added.initializeElement(at: count, to: presence)
+                count += 1
+                // Built whole inside `append`: a local event mutated and then appended is copied.
+                events.append(makeEvent(.enteredGeofence, at: time, context: context, geofence: geofence,
+                                        confidence: EventConfidence(margin: -entry.signedDistance, accuracy: accuracy)) {
+                    $0.combine(geofence.id.rawValue)
+                    $0.combine(UInt64(presence.visitOrdinal))
+                })
             }
-            visitCount &+= 1
-            let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
-            let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
-                                    visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: entry.slot)
-            let index = presences.firstIndex { $0.geofenceID > geofence.id } ?? presences.count
-            presences.insert(presence, at: index)
-            // Built whole inside `append`: a local event mutated and then appended is copied.
-            events.append(makeEvent(.enteredGeofence, at: time, context: context, geofence: geofence,
-                                    confidence: EventConfidence(margin: -entry.signedDistance, accuracy: accuracy)) {
-                $0.combine(geofence.id.rawValue)
-                $0.combine(UInt64(presence.visitOrdinal))
-            })
+            insertPresences(UnsafeBufferPointer(rebasing: added[0..<count]))
+            _ = added[0..<count].deinitialize()
         }
+    }
+
+    /// Adds the presences `added` (in geofence-id order, none of them present yet) where they belong
+    /// in `presences` (kept in geofence-id order): in one pass, where an insert each moved every later
+    /// presence (a user in 70 geofences of a dense city entering 17 at once: a fifth of its fold).
+    private mutating func insertPresences(_ added: UnsafeBufferPointer<Presence>) {
+        guard added.count > 1 else {
+            if let presence = added.first {
+                presences.insert(presence, at: presences.firstIndex { $0.geofenceID > presence.geofenceID } ?? presences.count)
+            }
+            return
+        }
+        var merged: [Presence] = []
+        merged.reserveCapacity(presences.count + added.count)
+        var next = 0
+        for presence in presences {
+            while next < added.count, added[next].geofenceID < presence.geofenceID {
+                merged.append(added[next])
+                next += 1
+            }
+            merged.append(presence)
+        }
+        merged.append(contentsOf: added[next...])
+        presences = merged
     }
 
     /// Ends the visit of `presences[index]` with a `user.exited_geofence` event at `time`: the user
