@@ -106,4 +106,23 @@ import Testing
         }
         #expect(checked > 3_000)
     }
+
+    /// Slots of every kind (taken, freed by a delete, reused, past the end, negative) are asked about
+    /// ahead without a trap, and the table answers as before.
+    @Test func geofencesAndShapesLoadedAheadAtAnySlot() {
+        var table = GeofenceTable(Self.geofences)
+        for index in stride(from: 0, to: 120, by: 3) { table.remove(GeofenceID(tag: "shop", externalId: "s\(index)")) }
+        table.upsert(World.circle("shop", "late", at: World.center, radius: 90))  // takes a freed slot
+        var before: [GeofenceID] = []
+        table.forEachContaining(World.center) { id, _, _, _, _ in before.append(id) }
+        for slot in Int32(-2)...Int32(Self.geofences.count + 4) {
+            table.prefetchGeofence(atSlot: slot)
+            table.prefetchShape(atSlot: slot)
+        }
+        GeofenceTable().prefetchGeofence(atSlot: 0)
+        GeofenceTable().prefetchShape(atSlot: 0)
+        var after: [GeofenceID] = []
+        table.forEachContaining(World.center) { id, _, _, _, _ in after.append(id) }
+        #expect(after == before && before.contains(GeofenceID(tag: "shop", externalId: "late")))
+    }
 }

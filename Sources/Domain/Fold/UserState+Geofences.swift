@@ -60,6 +60,8 @@ extension UserState {
         // By id, so that each presence finds its geofence by bisection: in a dense city a fix lies in
         // tens of geofences, a user in as many, and a scan per presence was their product per fix.
         Self.sortByID(holding)
+        // The entries of presences the fix may have left, together before the loop reads them one by one.
+        if presences.count > 1 { for presence in presences { context.geofences.prefetchShape(atSlot: presence.slotHint) } }
         func held(_ id: GeofenceID) -> Int? {
             var low = 0, high = holding.count
             while low < high {
@@ -186,6 +188,8 @@ extension UserState {
                                 context: FoldContext, events: inout [Event])
     {
         guard !entered.isEmpty else { return }
+        // Their objects' misses together first, rather than one after another in the loop below.
+        if entered.count > 1 { for entry in entered { context.geofences.prefetchGeofence(atSlot: entry.slot) } }
         withUnsafeTemporaryAllocation(of: Presence.self, capacity: entered.count) { added in
             var count = 0
             for entry in entered {

@@ -163,6 +163,28 @@ public struct GeofenceTable: Sendable {
         grid.signedDistance(slot: slot, id: id, to: point)
     }
 
+    /// Starts loading what `signedDistance(slot:id:to:)` reads first for `slot`.
+    @inline(__always)
+    public func prefetchShape(atSlot slot: Int32) { grid.prefetchEntry(slot: slot) }
+
+    /// Starts loading the geofence object in `slot`, if any (a miss each in a large table, where a fix
+    /// enters several at once): its address read without retaining it.
+    @inline(__always)
+    public func prefetchGeofence(atSlot slot: Int32) {
+        storage.slots.withUnsafeBufferPointer { slots in
+            guard slot >= 0, Int(slot) < slots.count else { return }
+            // `Geofence?` is laid out as a nullable object pointer: read as one, it is not retained.
+            guard let object = UnsafeRawPointer(slots.baseAddress!).load(
+                fromByteOffset: Int(slot) * MemoryLayout<Geofence?>.stride, as: UnsafeRawPointer?.self)
+            else { return }
+            CachePrefetch.read(object, bytes: Self.geofenceObjectBytes, maxLines: 4)
+        }
+    }
+
+    /// The bytes of a geofence object the fold reads on entering it: its header and the fields up to
+    /// `scheduledEnd` (offset 160 in this build).
+    static let geofenceObjectBytes = 192
+
     /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).
     public func geofence(atSlot slot: Int32) -> Geofence? { storage.slots[Int(slot)] }
 

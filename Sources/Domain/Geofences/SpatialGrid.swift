@@ -363,6 +363,14 @@ public struct SpatialGrid: Sendable {
         }
     }
 
+    /// Starts loading `slot`'s packed entry (what `signedDistance(slot:id:to:)` reads first).
+    @inline(__always)
+    func prefetchEntry(slot: Int32) {
+        let at = Int(slot) * Entry.words
+        guard slot >= 0, at + Entry.words <= entriesBySlot.count else { return }
+        entriesBySlot.withUnsafeBufferPointer { CachePrefetch.read(UnsafeRawPointer($0.baseAddress! + at)) }
+    }
+
     /// The signed distance from `point` to `entry`'s shape and its characteristic radius: for a
     /// circle the same expression as `GeofenceGeometry.signedDistance`, so the same bits; a polygon
     /// from its rings (`scale`: its first value there).
