@@ -181,8 +181,8 @@ public struct GeofenceTable: Sendable {
         }
     }
 
-    /// The bytes of a geofence object the fold reads on entering it: its header and the fields up to
-    /// `scheduledEnd` (offset 160 in this build).
+    /// The bytes of a geofence object the fold reads on entering it: its header and fields up to
+    /// `scheduledEnd`, which lay at offset 160 when this was measured (a wrong size costs speed only).
     static let geofenceObjectBytes = 192
 
     /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).

@@ -261,8 +261,8 @@ public struct PartitionFold: Sendable {
 
     // MARK: - Look-ahead
 
-    /// How many inputs ahead of the one folded `prefetch(_:stage:)` is asked about: its first stage
-    /// for the input this far ahead, its second for the one half as far.
+    /// How many inputs ahead of the one folded `prefetch(userId:location:geofences:stage:)` is asked
+    /// about: its first stage for the input this far ahead, its second for the one half as far.
     public static let prefetchDistance = 8
 
     /// Starts loading, without waiting, what folding a fix of `userId` at `location` will read cold
