@@ -262,13 +262,20 @@ extension GridCell.Lookup {
             }
             return
         }
+        let (list, lat, lng) = Self.subCell(of: point, originLatE7: originLatE7, originLngE7: originLngE7)
+        forEachBatch(in: list, body) { words, index in SubCellBox.contains(words[index], lat: lat, lng: lng) }
+    }
+
+    /// The list of a split cell (lower corner `origin`) that holds `point`, and the point's offsets
+    /// from that sub-cell's lower corner.
+    @inline(__always)
+    private static func subCell(of point: Coordinate, originLatE7: Int64, originLngE7: Int64)
+        -> (list: Int, lat: UInt32, lng: UInt32)
+    {
         let latOffset = Int64(point.latitudeE7) - originLatE7, lngOffset = Int64(point.longitudeE7) - originLngE7
         let row = Int(latOffset / SpatialGrid.subCellSizeE7), column = Int(lngOffset / SpatialGrid.subCellSizeE7)
-        let lat = UInt32(latOffset - Int64(row) * SpatialGrid.subCellSizeE7)
-        let lng = UInt32(lngOffset - Int64(column) * SpatialGrid.subCellSizeE7)
-        forEachBatch(in: row * SpatialGrid.subdivisions + column, body) { words, index in
-            SubCellBox.contains(words[index], lat: lat, lng: lng)
-        }
+        return (row * SpatialGrid.subdivisions + column, UInt32(latOffset - Int64(row) * SpatialGrid.subCellSizeE7),
+                UInt32(lngOffset - Int64(column) * SpatialGrid.subCellSizeE7))
     }
 
     /// Starts loading what `forEachBatch(holding:)` will read for `point` (its list's boxes and
@@ -276,12 +283,7 @@ extension GridCell.Lookup {
     @inline(__always)
     func prefetch(holding point: Coordinate, originLatE7: Int64, originLngE7: Int64) {
         guard let base = words else { return }
-        var list = 0
-        if isSplit {
-            let row = Int((Int64(point.latitudeE7) - originLatE7) / SpatialGrid.subCellSizeE7)
-            let column = Int((Int64(point.longitudeE7) - originLngE7) / SpatialGrid.subCellSizeE7)
-            list = row * SpatialGrid.subdivisions + column
-        }
+        let list = isSplit ? Self.subCell(of: point, originLatE7: originLatE7, originLngE7: originLngE7).list : 0
         let (start, count, _) = bounds(list)
         CachePrefetch.read(UnsafeRawPointer(base + start), bytes: count * itemWords * 8, maxLines: 48)
     }

@@ -287,15 +287,22 @@ public struct SpatialGrid: Sendable {
         }
     }
 
+    /// The index in `cells` of the cell holding `point`, if it has one, and its lower corner.
+    @inline(__always)
+    private func cell(holding point: Coordinate) -> (index: Int, originLatE7: Int64, originLngE7: Int64)? {
+        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
+        guard let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] else { return nil }
+        return (Int(index), latCell * Self.cellSizeE7, lngCell * Self.cellSizeE7)
+    }
+
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
     /// the oversized ones.
     /// - Complexity: one hash probe plus a box test per geofence of the point's sub-cell.
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
         assert(!isBulk, "a lookup between beginBulk and endBulk")
-        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
-        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
-            cells[Int(index)].lookup.forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                                  originLngE7: lngCell * Self.cellSizeE7) { batch in
+        if let cell = cell(holding: point) {
+            cells[cell.index].lookup.forEachBatch(holding: point, originLatE7: cell.originLatE7,
+                                                  originLngE7: cell.originLngE7) { batch in
                 for entry in batch { body(entry.slot) }
             }
         }
@@ -327,11 +334,10 @@ public struct SpatialGrid: Sendable {
                 let shape = Self.signedDistance(entry, scale: scale, rings: rings, to: point)
                 if shape.distance <= 0 { body(entry.id, entry.slot, shape.distance, shape.radius, entry.hasFoldOptions) }
             }
-            let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
-            if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] {
+            if let cell = cell(holding: point) {
                 cells.withUnsafeBufferPointer { cells in
-                    cells[Int(index)].lookup.forEachBatch(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                                          originLngE7: lngCell * Self.cellSizeE7) { batch in
+                    cells[cell.index].lookup.forEachBatch(holding: point, originLatE7: cell.originLatE7,
+                                                          originLngE7: cell.originLngE7) { batch in
                         withUnsafeTemporaryAllocation(of: Double.self, capacity: batch.count) { scales in
                             // The polygons' first values before any test (a circle reads value 0): their
                             // rings lie apart from the entries, and these loads miss in parallel.
@@ -355,11 +361,10 @@ public struct SpatialGrid: Sendable {
     /// called for an input a few ahead of the one folded, its misses overlap the fold's work.
     @inline(__always)
     func prefetchLookup(_ point: Coordinate) {
-        let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
-        guard let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] else { return }
+        guard let cell = cell(holding: point) else { return }
         cells.withUnsafeBufferPointer { cells in
-            cells[Int(index)].lookup.prefetch(holding: point, originLatE7: latCell * Self.cellSizeE7,
-                                              originLngE7: lngCell * Self.cellSizeE7)
+            cells[cell.index].lookup.prefetch(holding: point, originLatE7: cell.originLatE7,
+                                              originLngE7: cell.originLngE7)
         }
     }
 
