@@ -57,12 +57,12 @@ import Testing
         let ahead = PartitionFold.prefetchDistance
         for (index, fix) in fixes.enumerated() {
             if askingAhead {
-                for (distance, stage) in [(ahead, 1), (ahead / 2, 2)] where index + distance < fixes.count {
+                for (distance, stage) in [(ahead, PartitionFold.PrefetchStage.slotAndGeofences), (ahead / 2, .timeline)] where index + distance < fixes.count {
                     let next = fixes[index + distance]
                     h.fold.prefetch(userId: next.userId, location: next.position, geofences: h.geofences, stage: stage)
                 }
-                h.fold.prefetch(userId: "never-seen", location: nil, geofences: h.geofences, stage: 1)
-                h.fold.prefetch(userId: "never-seen", location: World.point(89.9, -180), geofences: h.geofences, stage: 2)
+                h.fold.prefetch(userId: "never-seen", location: nil, geofences: h.geofences, stage: .slotAndGeofences)
+                h.fold.prefetch(userId: "never-seen", location: World.point(89.9, -180), geofences: h.geofences, stage: .timeline)
             }
             h.send(fix)
             if index % 40 == 39 { h.settle() }

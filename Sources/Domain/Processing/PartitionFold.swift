@@ -262,18 +262,25 @@ public struct PartitionFold: Sendable {
     // MARK: - Look-ahead
 
     /// How many inputs ahead of the one folded `prefetch(userId:location:geofences:stage:)` is asked
-    /// about: its first stage for the input this far ahead, its second for the one half as far.
+    /// about: `.slotAndGeofences` for the input this far ahead, `.timeline` for the one half as far.
     public static let prefetchDistance = 8
+
+    /// What `prefetch` loads: the second needs what the first brought in.
+    public enum PrefetchStage: Sendable {
+        /// Where the user's slot is, and the geofence lists at the fix's location.
+        case slotAndGeofences
+        /// The user's timeline, at the slot the first stage brought in.
+        case timeline
+    }
 
     /// Starts loading, without waiting, what folding a fix of `userId` at `location` will read cold
     /// in a partition of many users or a large geofence table: a hint that changes nothing. A caller
-    /// folding a batch asks it for the input `prefetchDistance` ahead (`stage` 1: where the user's
-    /// slot is, the geofences' lists at the location) and for the one half as far (`stage` 2: the
-    /// user's timeline, whose slot the first stage brought in), so the misses of several inputs
-    /// overlap instead of following one another.
-    public func prefetch(userId: String, location: Coordinate?, geofences: GeofenceTable, stage: Int) {
+    /// folding a batch asks it for the input `prefetchDistance` ahead (`.slotAndGeofences`) and for
+    /// the one half as far (`.timeline`), so the misses of several inputs overlap instead of
+    /// following one another.
+    public func prefetch(userId: String, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
         let hash = UserIndex.hash(userId)
-        if stage == 1 {
+        if stage == .slotAndGeofences {
             users.prefetch(hash: hash)
             if let location { geofences.prefetchLookup(location) }
         } else if let slot = users.likelySlot(hash: hash) {

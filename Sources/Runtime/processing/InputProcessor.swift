@@ -225,7 +225,7 @@ public struct InputProcessor: Sendable {
     /// called in place: read from a class's property, the fold was copied first (every array it holds
     /// retained and released).
     @inline(__always)
-    public mutating func prefetch(_ fix: borrowing Fix, geofences: GeofenceTable, stage: Int) {
+    public mutating func prefetch(_ fix: borrowing Fix, geofences: GeofenceTable, stage: PartitionFold.PrefetchStage) {
         fold.prefetch(userId: fix.userId, location: fix.position, geofences: geofences, stage: stage)
     }
 

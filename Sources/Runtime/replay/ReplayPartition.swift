@@ -67,15 +67,17 @@ final class ReplayPartition: @unchecked Sendable {
     /// (`PartitionFold.prefetch`), so that their cache misses overlap the lines folded before.
     private func fold(_ lines: [ReplayLine], geofences: inout GeofenceTable) {
         for position in lines.indices {
-            prefetch(lines, at: position + PartitionFold.prefetchDistance, stage: 1, geofences: geofences)
-            prefetch(lines, at: position + PartitionFold.prefetchDistance / 2, stage: 2, geofences: geofences)
+            prefetch(lines, at: position + PartitionFold.prefetchDistance, stage: .slotAndGeofences, geofences: geofences)
+            prefetch(lines, at: position + PartitionFold.prefetchDistance / 2, stage: .timeline, geofences: geofences)
             fold(lines[position], geofences: &geofences)
         }
     }
 
     /// Asks the fold to load ahead what the fix at `position` of `lines` will need (`PartitionFold.prefetch`).
     @inline(__always)
-    private func prefetch(_ lines: [ReplayLine], at position: Int, stage: Int, geofences: GeofenceTable) {
+    private func prefetch(_ lines: [ReplayLine], at position: Int, stage: PartitionFold.PrefetchStage,
+                          geofences: GeofenceTable)
+    {
         guard position < lines.count else { return }
         lines.withUnsafeBufferPointer { lines in
             guard case let .fix(fix) = lines[position].content else { return }
