@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
 # checks across processes and against independent implementations: the schemas with Python's
-# jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories, replay from topics, archives and files,
+# jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories,
+# the release build against the debug build, replay from topics, archives and files,
 # and the Kafka runtime with kcat and a Sarama consumer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +85,9 @@ if [ -d ../shared/data/real-trajectories ]; then
 else
     echo "== real trajectories: ../shared/data/real-trajectories not present here, bench skipped" >&2
 fi
+
+echo "== release build: the same replays write the debug build's files (dense city with pile-ups, Porto)" >&2
+.ci/release-check.sh "$tripstream"
 
 echo "== shutdown: SIGTERM with unreachable brokers exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"

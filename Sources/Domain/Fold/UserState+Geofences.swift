@@ -140,9 +140,9 @@ extension UserState {
                                    settings: settings)
         }
         guard !holding.isEmpty else { return }
-        // On the stack (up to `holdingCapacity`): an array here is a heap allocation on every fix
-        // that enters something.
-        withUnsafeTemporaryAllocation(of: Entry.self, capacity: holding.count) { buffer in
+        // On the stack (up to 1 KiB): an array here is a heap allocation on every fix that enters
+        // something.
+        ScratchBuffer.with(Entry.self, count: holding.count) { buffer in
             var count = 0
             for held in holding where mayEnter(held) {
                 buffer.initializeElement(at: count, to: Entry(id: held.id, slot: held.slot,
@@ -168,7 +168,7 @@ extension UserState {
             start += sortRun
         }
         guard count > sortRun else { return }
-        withUnsafeTemporaryAllocation(of: Holding.self, capacity: count) { scratch in
+        ScratchBuffer.with(Holding.self, count: count) { scratch in
             var source = holding, target = scratch
             var width = sortRun
             while width < count {
@@ -194,7 +194,7 @@ extension UserState {
                 width *= 2
             }
             if source.baseAddress != holding.baseAddress {
-                for index in 0..<count { holding[index] = source[index] }
+                holding.baseAddress!.update(from: source.baseAddress!, count: count)
             }
         }
     }
@@ -230,7 +230,7 @@ extension UserState {
         guard !entered.isEmpty else { return }
         // Their objects' misses together first, rather than one after another in the loop below.
         if entered.count > 1 { for entry in entered { context.geofences.prefetchGeofence(atSlot: entry.slot) } }
-        withUnsafeTemporaryAllocation(of: Presence.self, capacity: entered.count) { added in
+        ScratchBuffer.with(Presence.self, count: entered.count) { added in
             var count = 0
             for entry in entered {
                 guard let geofence = context.geofences.geofence(atSlot: entry.slot) else { continue }

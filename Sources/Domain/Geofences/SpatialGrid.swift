@@ -338,7 +338,7 @@ public struct SpatialGrid: Sendable {
                 cells.withUnsafeBufferPointer { cells in
                     cells[cell.index].lookup.forEachBatch(holding: point, originLatE7: cell.originLatE7,
                                                           originLngE7: cell.originLngE7) { batch in
-                        withUnsafeTemporaryAllocation(of: Double.self, capacity: batch.count) { scales in
+                        ScratchBuffer.with(Double.self, count: batch.count) { scales in
                             // The polygons' first values before any test (a circle reads value 0): their
                             // rings lie apart from the entries, and these loads miss in parallel.
                             if rings.isEmpty {
