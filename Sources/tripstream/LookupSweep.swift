@@ -32,9 +32,10 @@ enum LookupSweep {
                         + Double.random(in: -0.5...0.5, using: &random) * area.eastWest / metersPerLng)
             }
             // Timed: the fold's question, which geofences hold the point (`forEachContaining`), asked
-            // one point at a time, and as the replay asks it, each lookup's lists loaded ahead
-            // (`prefetchLookup`) `PartitionFold.prefetchDistance` points before. Alternated per round.
-            let ahead = PartitionFold.prefetchDistance
+            // one point at a time, and as the replay asks it, each level of each lookup loaded ahead
+            // (`prefetchLookup`) as many points before as the replay's stages. Alternated per round.
+            let stages = PartitionFold.PrefetchStage.allCases
+            let ahead = stages.map(\.distance).max() ?? 0
             var seconds: [[Double]] = [[], []]
             var cpuSeconds: [[Double]] = [[], []]
             var inside = 0
@@ -43,7 +44,11 @@ enum LookupSweep {
                     inside = 0
                     let start = Terminal.monotonicSeconds(), cpuStart = threadCPUSeconds()
                     for index in points.indices {
-                        if lookingAhead, index + ahead < points.count { table.prefetchLookup(points[index + ahead]) }
+                        if lookingAhead {
+                            for stage in stages where index + stage.distance < points.count {
+                                table.prefetchLookup(points[index + stage.distance], stage: stage.lookupStage)
+                            }
+                        }
                         table.forEachContaining(points[index]) { _, _, _, _, _ in inside += 1 }
                     }
                     seconds[lookingAhead ? 1 : 0].append(Terminal.monotonicSeconds() - start)
@@ -56,7 +61,7 @@ enum LookupSweep {
             Terminal.output(
                 "lookup          \(count.grouped) geofences over \(Int(area.eastWest / 1000)) × \(Int(area.northSouth / 1000)) km: "
                     + "\(nanoseconds(seconds[0])) ns per lookup one at a time, \(nanoseconds(seconds[1])) ns looking "
-                    + "\(ahead) ahead as the replay does (medians of 3 × \(lookups.grouped); "
+                    + "up to \(ahead) ahead as the replay does (medians of 3 × \(lookups.grouped); "
                     + "\(nanoseconds(cpuSeconds[0])) and \(nanoseconds(cpuSeconds[1])) ns of this thread's CPU time), "
                     + "\(String(format1: Double(candidates) / Double(lookups))) candidates and "
                     + "\(String(format1: Double(inside) / Double(lookups))) containing geofences per point; table built in "

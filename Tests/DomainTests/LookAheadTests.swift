@@ -46,23 +46,23 @@ import Testing
         return fixes
     }
 
-    /// Folds `fixes` as the replay does, asking about the inputs `PartitionFold.prefetchDistance`
-    /// and half as many ahead when `askingAhead`; idle users evicted half-way (their slots freed,
-    /// then reused by users never seen before), so asks land on freed and reused slots too.
+    /// Folds `fixes` as the replay does, asking about the inputs each stage's distance ahead when
+    /// `askingAhead`; idle users evicted half-way (their slots freed, then reused by users never
+    /// seen before), so asks land on freed and reused slots too.
     static func fold(_ fixes: [Fix], askingAhead: Bool) -> [Event] {
         var settings = FoldSettings()
         settings.replayHorizon = 120_000
         var h = Harness(geofences, settings: settings, history: MemoryHistoryStore())
         h.settlesEachInput = false
-        let ahead = PartitionFold.prefetchDistance
         for (index, fix) in fixes.enumerated() {
             if askingAhead {
-                for (distance, stage) in [(ahead, PartitionFold.PrefetchStage.slotAndGeofences), (ahead / 2, .timeline)] where index + distance < fixes.count {
-                    let next = fixes[index + distance]
+                for stage in PartitionFold.PrefetchStage.allCases where index + stage.distance < fixes.count {
+                    let next = fixes[index + stage.distance]
                     h.fold.prefetch(userId: next.userId, location: next.position, geofences: h.geofences, stage: stage)
+                    h.fold.prefetch(userId: "never-seen", location: nil, geofences: h.geofences, stage: stage)
+                    h.fold.prefetch(userId: "never-seen", location: World.point(89.9, -180), geofences: h.geofences,
+                                    stage: stage)
                 }
-                h.fold.prefetch(userId: "never-seen", location: nil, geofences: h.geofences, stage: .slotAndGeofences)
-                h.fold.prefetch(userId: "never-seen", location: World.point(89.9, -180), geofences: h.geofences, stage: .timeline)
             }
             h.send(fix)
             if index % 40 == 39 { h.settle() }
@@ -94,15 +94,17 @@ import Testing
                                      east: Double.random(in: -300...800, using: &random))
             var plain: [GeofenceID] = [], loaded: [GeofenceID] = []
             table.forEachContaining(point) { id, _, _, _, _ in plain.append(id) }
-            table.prefetchLookup(point)
+            for stage in GeofenceTable.LookupStage.allCases { table.prefetchLookup(point, stage: stage) }
             table.forEachContaining(point) { id, _, _, _, _ in loaded.append(id) }
             #expect(loaded == plain)
             checked += plain.count
         }
         for point in [World.point(-17.0001, 179.9999999), World.point(-17.0001, -180), World.point(90, 180),
                       World.point(-90, -180), World.point(0, 0)] {
-            table.prefetchLookup(point)
-            GeofenceTable().prefetchLookup(point)
+            for stage in GeofenceTable.LookupStage.allCases {
+                table.prefetchLookup(point, stage: stage)
+                GeofenceTable().prefetchLookup(point, stage: stage)
+            }
         }
         #expect(checked > 3_000)
     }

@@ -87,7 +87,8 @@ import Testing
         let oversized = inOrder.filter { isOversized($0.geometry.boundingBox) }
         for _ in 0..<points {
             let point = randomPoint(near: inOrder, place: place, random: &random)
-            table.prefetchLookup(point)  // a hint: traps on no point, changes no answer
+            // A hint: traps on no point, changes no answer.
+            for stage in GeofenceTable.LookupStage.allCases { table.prefetchLookup(point, stage: stage) }
             let expected = (gridded + oversized).filter { $0.geometry.boundingBox.contains(point) }
             var candidates: [String] = []
             table.forEachCandidate(at: point) { geofence, slot in

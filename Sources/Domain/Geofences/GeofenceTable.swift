@@ -150,9 +150,22 @@ public struct GeofenceTable: Sendable {
         grid.forEachContaining(point, body)
     }
 
-    /// Starts loading what `forEachContaining(point)` will read, without waiting for it: a hint for
-    /// an input folded a few later, so that lookups' cache misses overlap (a large table is read cold).
-    public func prefetchLookup(_ point: Coordinate) { grid.prefetchLookup(point) }
+    /// Starts loading one level of what `forEachContaining(point)` will read, without waiting for it:
+    /// a hint for an input folded a few later, so that lookups' cache misses overlap (a large table
+    /// is read cold). Ask the stages in their order, a few inputs apart.
+    @inline(__always)
+    public func prefetchLookup(_ point: Coordinate, stage: LookupStage) { grid.prefetchLookup(point, stage: stage) }
+
+    /// The levels of a lookup, each found through the one before: loaded one at a time, a few inputs
+    /// apart, none waits on memory; loaded at once, the later ones would wait on the earlier.
+    public enum LookupStage: Sendable, CaseIterable {
+        /// The cell index's entry for the point's cell.
+        case cellIndex
+        /// The cell it names.
+        case cell
+        /// The cell's list of boxes and entries for the point.
+        case lists
+    }
 
     /// The signed distance from `point` to the shape of the geofence in `slot` and its characteristic
     /// radius, as `forEachContaining` reports them, if `slot` holds the enabled geofence `id` and it

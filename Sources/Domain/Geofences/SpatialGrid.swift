@@ -291,8 +291,14 @@ public struct SpatialGrid: Sendable {
     @inline(__always)
     private func cell(holding point: Coordinate) -> (index: Int, originLatE7: Int64, originLngE7: Int64)? {
         let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
-        guard let index = cellIndex[UInt64(bitPattern: Self.key(latCell: latCell, lngCell: lngCell))] else { return nil }
+        guard let index = cellIndex[Self.cellKey(latCell: latCell, lngCell: lngCell)] else { return nil }
         return (Int(index), latCell * Self.cellSizeE7, lngCell * Self.cellSizeE7)
+    }
+
+    /// The key of `cellIndex` for the cell numbered `latCell`, `lngCell`.
+    @inline(__always)
+    private static func cellKey(latCell: Int64, lngCell: Int64) -> UInt64 {
+        UInt64(bitPattern: key(latCell: latCell, lngCell: lngCell))
     }
 
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
@@ -357,14 +363,28 @@ public struct SpatialGrid: Sendable {
         }
     }
 
-    /// Starts loading what `forEachContaining(point)` will read of the point's cell, without waiting:
-    /// called for an input a few ahead of the one folded, its misses overlap the fold's work.
+    /// Starts loading, without waiting, one level of what `forEachContaining(point)` reads: the cell
+    /// index's entry for the point's cell (`.cellIndex`), the cell it names (`.cell`), or the cell's
+    /// list for the point (`.lists`). Each level is found through the one before, so a caller asks
+    /// them in that order, a few inputs apart: then no level waits on memory (`GeofenceTable.LookupStage`).
     @inline(__always)
-    func prefetchLookup(_ point: Coordinate) {
-        guard let cell = cell(holding: point) else { return }
-        cells.withUnsafeBufferPointer { cells in
-            cells[cell.index].lookup.prefetch(holding: point, originLatE7: cell.originLatE7,
-                                              originLngE7: cell.originLngE7)
+    func prefetchLookup(_ point: Coordinate, stage: GeofenceTable.LookupStage) {
+        switch stage {
+        case .cellIndex:
+            cellIndex.prefetch(Self.cellKey(latCell: Self.cellNumber(point.latitudeE7),
+                                            lngCell: Self.cellNumber(point.longitudeE7)))
+        case .cell:
+            guard let cell = cell(holding: point) else { return }
+            cells.withUnsafeBufferPointer { cells in
+                CachePrefetch.read(UnsafeRawPointer(cells.baseAddress! + cell.index),
+                                   bytes: MemoryLayout<GridCell>.size, maxLines: 3)
+            }
+        case .lists:
+            guard let cell = cell(holding: point) else { return }
+            cells.withUnsafeBufferPointer { cells in
+                cells[cell.index].lookup.prefetch(holding: point, originLatE7: cell.originLatE7,
+                                                  originLngE7: cell.originLngE7)
+            }
         }
     }
 

@@ -261,31 +261,47 @@ public struct PartitionFold: Sendable {
 
     // MARK: - Look-ahead
 
-    /// How many inputs ahead of the one folded `prefetch(userId:location:geofences:stage:)` is asked
-    /// about: `.slotAndGeofences` for the input this far ahead, `.timeline` for the one half as far.
-    public static let prefetchDistance = 8
+    /// What `prefetch` loads, each stage through what the one before brought in. A caller folding a
+    /// batch asks each input about every stage, in this order, `distance` inputs ahead of the one it
+    /// folds: no stage then waits on memory, and the misses of several inputs overlap.
+    public enum PrefetchStage: Sendable, CaseIterable {
+        /// Where the user's slot is found; the geofence cell index's entry for the fix's location.
+        case slotAndCellIndex
+        /// The user's timeline, at that slot; the geofence cell that entry names.
+        case timelineAndCell
+        /// The cell's list of geofences for the fix's location.
+        case geofenceLists
 
-    /// What `prefetch` loads: the second needs what the first brought in.
-    public enum PrefetchStage: Sendable {
-        /// Where the user's slot is, and the geofence lists at the fix's location.
-        case slotAndGeofences
-        /// The user's timeline, at the slot the first stage brought in.
-        case timeline
+        /// How many inputs ahead of the one folded the stage is asked about. A fix's fold takes
+        /// microseconds, a miss a fraction of one: four inputs are time enough for each level.
+        public var distance: Int {
+            switch self {
+            case .slotAndCellIndex: 12
+            case .timelineAndCell: 8
+            case .geofenceLists: 4
+            }
+        }
+
+        /// The level of the fix's geofence lookup the stage loads.
+        public var lookupStage: GeofenceTable.LookupStage {
+            switch self {
+            case .slotAndCellIndex: .cellIndex
+            case .timelineAndCell: .cell
+            case .geofenceLists: .lists
+            }
+        }
     }
 
     /// Starts loading, without waiting, what folding a fix of `userId` at `location` will read cold
-    /// in a partition of many users or a large geofence table: a hint that changes nothing. A caller
-    /// folding a batch asks it for the input `prefetchDistance` ahead (`.slotAndGeofences`) and for
-    /// the one half as far (`.timeline`), so the misses of several inputs overlap instead of
-    /// following one another.
+    /// in a partition of many users or a large geofence table: a hint that changes nothing (see
+    /// `PrefetchStage` for when to ask which stage).
     public func prefetch(userId: String, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
-        let hash = UserIndex.hash(userId)
-        if stage == .slotAndGeofences {
-            users.prefetch(hash: hash)
-            if let location { geofences.prefetchLookup(location) }
-        } else if let slot = users.likelySlot(hash: hash) {
-            timelines.prefetch(slot)
+        switch stage {
+        case .slotAndCellIndex: users.prefetch(hash: UserIndex.hash(userId))
+        case .timelineAndCell: if let slot = users.likelySlot(hash: UserIndex.hash(userId)) { timelines.prefetch(slot) }
+        case .geofenceLists: break
         }
+        if let location { geofences.prefetchLookup(location, stage: stage.lookupStage) }
     }
 
     // MARK: - Users

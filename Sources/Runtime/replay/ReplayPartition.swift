@@ -67,8 +67,9 @@ final class ReplayPartition: @unchecked Sendable {
     /// (`PartitionFold.prefetch`), so that their cache misses overlap the lines folded before.
     private func fold(_ lines: [ReplayLine], geofences: inout GeofenceTable) {
         for position in lines.indices {
-            prefetch(lines, at: position + PartitionFold.prefetchDistance, stage: .slotAndGeofences, geofences: geofences)
-            prefetch(lines, at: position + PartitionFold.prefetchDistance / 2, stage: .timeline, geofences: geofences)
+            for stage in PartitionFold.PrefetchStage.allCases {
+                prefetch(lines, at: position + stage.distance, stage: stage, geofences: geofences)
+            }
             fold(lines[position], geofences: &geofences)
         }
     }
