@@ -173,7 +173,9 @@ public struct SpatialGrid: Sendable {
     }
 
     @inline(__always)
-    static func key(latCell: Int64, lngCell: Int64) -> Int64 { (latCell << 32) ^ (lngCell & 0xffff_ffff) }
+    static func key(latCell: Int64, lngCell: Int64) -> UInt64 {
+        UInt64(bitPattern: (latCell << 32) ^ (lngCell & 0xffff_ffff))
+    }
 
     /// The cells a box covers: one latitude range, and one longitude range, or two for a box
     /// crossing the antimeridian (cells east of 180° and west of -180° are far apart in numbers).
@@ -207,7 +209,7 @@ public struct SpatialGrid: Sendable {
                 // A cell lies in one part's longitudes: it gets that part's box, which does not cross.
                 let cellBox = CellBox(part)
                 for lng in lngRange {
-                    let key = UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))
+                    let key = Self.key(latCell: lat, lngCell: lng)
                     let index: Int
                     if let found = cellIndex[key] {
                         index = Int(found)
@@ -254,7 +256,7 @@ public struct SpatialGrid: Sendable {
                 for lngRange in range.lng {
                     for lng in lngRange {
                         // An emptied cell keeps its (empty) lists: cells are few and reused by later upserts.
-                        if let index = cellIndex[UInt64(bitPattern: Self.key(latCell: lat, lngCell: lng))],
+                        if let index = cellIndex[Self.key(latCell: lat, lngCell: lng)],
                             let entry = cells[Int(index)].remove(slot: slot, staged: &staging[Int(index)])
                         {
                             removed = entry
@@ -291,14 +293,8 @@ public struct SpatialGrid: Sendable {
     @inline(__always)
     private func cell(holding point: Coordinate) -> (index: Int, originLatE7: Int64, originLngE7: Int64)? {
         let latCell = Self.cellNumber(point.latitudeE7), lngCell = Self.cellNumber(point.longitudeE7)
-        guard let index = cellIndex[Self.cellKey(latCell: latCell, lngCell: lngCell)] else { return nil }
+        guard let index = cellIndex[Self.key(latCell: latCell, lngCell: lngCell)] else { return nil }
         return (Int(index), latCell * Self.cellSizeE7, lngCell * Self.cellSizeE7)
-    }
-
-    /// The key of `cellIndex` for the cell numbered `latCell`, `lngCell`.
-    @inline(__always)
-    private static func cellKey(latCell: Int64, lngCell: Int64) -> UInt64 {
-        UInt64(bitPattern: key(latCell: latCell, lngCell: lngCell))
     }
 
     /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
@@ -371,8 +367,8 @@ public struct SpatialGrid: Sendable {
     func prefetchLookup(_ point: Coordinate, stage: GeofenceTable.LookupStage) {
         switch stage {
         case .cellIndex:
-            cellIndex.prefetch(Self.cellKey(latCell: Self.cellNumber(point.latitudeE7),
-                                            lngCell: Self.cellNumber(point.longitudeE7)))
+            cellIndex.prefetch(Self.key(latCell: Self.cellNumber(point.latitudeE7),
+                                        lngCell: Self.cellNumber(point.longitudeE7)))
         case .cell:
             guard let cell = cell(holding: point) else { return }
             cells.withUnsafeBufferPointer { cells in

@@ -27,9 +27,8 @@ extension UserTimeline {
         var settlement = Settlement()
         guard !pending.isEmpty else { return settlement }
         let settings = context.settings
-        var queued = pending
+        let queued = pending.stablySorted { $0.isOrdered(before: $1) }  // equal ones in arrival order
         pending = []
-        Self.sortStably(&queued)
 
         // The checkpoint: the tail's start, or the start of the stored segment the oldest queued input lands in.
         var loaded: [HistorySegment] = []
@@ -111,16 +110,6 @@ extension UserTimeline {
         return settlement
     }
 
-    /// Sorts queued inputs into history order; equal ones keep their arrival order.
-    static func sortStably(_ inputs: inout [TimelineInput]) {
-        guard inputs.count > 1 else { return }
-        let order = inputs.indices.sorted { a, b in
-            if inputs[a].isOrdered(before: inputs[b]) { return true }
-            if inputs[b].isOrdered(before: inputs[a]) { return false }
-            return a < b
-        }
-        inputs = order.map { inputs[$0] }
-    }
 
     /// Merges sorted queued inputs into sorted history, after every input ordered at or before each,
     /// dropping the ones already there (or queued twice).

@@ -37,11 +37,7 @@ public enum ReplayJob {
         /// `commands` in event-time order, keeping their arrival order among equal times (a stable
         /// sort): how a replay orders a commands file or a partition's commands before merging them.
         static func inEventTimeOrder(_ commands: [PendingCommand]) -> [PendingCommand] {
-            // Positions are sorted, not the commands: sorting the commands themselves moved each one
-            // (its strings, bytes and trip) through generic copies at every step, on one thread.
-            let times = commands.map(\.command.createdAt)
-            let order = commands.indices.sorted { (times[$0], $0) < (times[$1], $1) }
-            return order.map { commands[$0] }
+            commands.stablySorted { $0.command.createdAt < $1.command.createdAt }
         }
     }
 

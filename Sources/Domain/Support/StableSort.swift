@@ -1,0 +1,15 @@
+extension Array {
+    /// The elements in `areInIncreasingOrder` order, equal ones in their order here. Positions are
+    /// sorted, not the elements: a large element (a timeline input, a trip command with its bytes)
+    /// would otherwise be moved, through generic copies, at every step of the sort.
+    public func stablySorted(by areInIncreasingOrder: (Element, Element) -> Bool) -> [Element] {
+        guard count > 1 else { return self }
+        return withUnsafeBufferPointer { elements in
+            indices.sorted { a, b in
+                if areInIncreasingOrder(elements[a], elements[b]) { return true }
+                if areInIncreasingOrder(elements[b], elements[a]) { return false }
+                return a < b
+            }.map { elements[$0] }
+        }
+    }
+}
