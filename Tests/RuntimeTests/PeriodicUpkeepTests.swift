@@ -75,7 +75,10 @@ struct PeriodicUpkeepTests {
     /// latest record there, and the checkpoint. Imaged too early or too late, it would hold a state
     /// the changelog at that offset does not.
     @Test func aSnapshotTakenWhileFoldingHoldsWhatTheChangelogHoldsAtItsOffset() throws {
-        let harness = try FakeBrokerHarness(seed: 35)
+        // Forty minutes of the fleet, not ten: the fold must still be busy when this thread, which
+        // polls every 20 ms, has checked six snapshots. With ten, a CI run whose other tests held
+        // the cores saw only 5 of 8 snapshots before the last input was committed.
+        let harness = try FakeBrokerHarness(minutes: 40, seed: 35)
         let runtime = harness.start(instance: "a") { $0.snapshotInterval = 40 }
         let directory = harness.options(instance: "a").stateDirectory + "/tripstream-fake"
         var checked = 0, checkedWhileFolding = 0
