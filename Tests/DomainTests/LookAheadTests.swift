@@ -54,6 +54,10 @@ import Testing
         settings.replayHorizon = 120_000
         var h = Harness(geofences, settings: settings, history: MemoryHistoryStore())
         h.settlesEachInput = false
+        // Every third walker drives to a shop on a trip, so asks also load trips (`prefetchHeldObjects`).
+        for user in stride(from: 0, to: 40, by: 3) {
+            h.send(World.start("walker-\(user)", at: 0, trip: "trip-\(user)", tag: "shop", geofence: "s\(user)"))
+        }
         for (index, fix) in fixes.enumerated() {
             if askingAhead {
                 for stage in PartitionFold.PrefetchStage.allCases where index + stage.distance < fixes.count {
@@ -82,6 +86,7 @@ import Testing
         let asked = Self.fold(fixes, askingAhead: true)
         #expect(plain.count > 500, "the walk crosses geofences: \(plain.count) events")
         #expect(Set(plain.map(\.type)).count >= 3)
+        #expect(plain.contains { $0.type == .updatedTrip }, "the walkers on trips report their trips")
         #expect(asked == plain)
     }
 

@@ -92,11 +92,31 @@ public struct UserState: Sendable, Equatable {
     }
 }
 
+extension UserState {
+    /// Starts loading the heap objects of this state that folding a fix reads first: the trip box
+    /// and the presences' buffer. Ask once the state itself is cached
+    /// (`PartitionFold.PrefetchStage.heldObjectsAndLists`), or this waits for it. Mutating only to
+    /// reach the fields' addresses: their references are read as bits, not retained (a retain would
+    /// write the very line being prefetched, and wait for it); nothing is written.
+    @inline(__always)
+    mutating func prefetchHeldObjects() {
+        withUnsafeMutablePointer(to: &tripBox) { field in
+            // `TripBox?` is laid out as a nullable object pointer.
+            guard let box = UnsafeRawPointer(field).load(as: UnsafeRawPointer?.self) else { return }
+            CachePrefetch.read(box, bytes: TripBox.instanceBytes, maxLines: 6)
+        }
+        withUnsafeMutablePointer(to: &presences) { CachePrefetch.readArrayStorage(UnsafeRawPointer($0), lines: 2) }
+    }
+}
+
 /// Holder of a user's trip; see `UserState.trip`.
 final class TripBox: @unchecked Sendable {
     // Safe: only mutated through `UserState.trip`'s modify accessor after a uniqueness check.
     var value: TripProgress
     init(_ value: TripProgress) { self.value = value }
+
+    /// An instance's bytes: the object header, then `value` (what a prefetch loads; a wrong size costs speed only).
+    static let instanceBytes = 16 + MemoryLayout<TripProgress>.size
 
     /// When the trip expires if still open (pending or active).
     var expiresAt: UnixMillis? {

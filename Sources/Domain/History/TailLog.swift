@@ -26,6 +26,13 @@ struct TailLog: Sendable {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Starts loading the header of `bytes`' storage, which the next append reads and writes
+    /// (mutating only to reach the field's address; nothing is written).
+    @inline(__always)
+    mutating func prefetchForAppend() {
+        withUnsafeMutablePointer(to: &bytes) { CachePrefetch.readArrayStorage(UnsafeRawPointer($0), lines: 1) }
+    }
+
     // Flags: bit 0 replayed, bit 1 an attachment (its index follows), bit 2 accuracy, bit 3 speed.
     mutating func append(_ input: TimelineInput) {
         precondition(count == 0 || input.time >= lastTime, "a tail is appended in event-time order")

@@ -269,8 +269,9 @@ public struct PartitionFold: Sendable {
         case slotAndCellIndex
         /// The user's timeline, at that slot; the geofence cell that entry names.
         case timelineAndCell
-        /// The cell's list of geofences for the fix's location.
-        case geofenceLists
+        /// The objects the user's timeline points to (trip, presences, the tail's end); the cell's
+        /// list of geofences for the fix's location.
+        case heldObjectsAndLists
 
         /// How many inputs ahead of the one folded the stage is asked about. A fix's fold takes
         /// microseconds, a miss a fraction of one: four inputs are time enough for each level.
@@ -278,7 +279,7 @@ public struct PartitionFold: Sendable {
             switch self {
             case .slotAndCellIndex: 12
             case .timelineAndCell: 8
-            case .geofenceLists: 4
+            case .heldObjectsAndLists: 4
             }
         }
 
@@ -287,7 +288,7 @@ public struct PartitionFold: Sendable {
             switch self {
             case .slotAndCellIndex: .cellIndex
             case .timelineAndCell: .cell
-            case .geofenceLists: .lists
+            case .heldObjectsAndLists: .lists
             }
         }
     }
@@ -299,7 +300,8 @@ public struct PartitionFold: Sendable {
         switch stage {
         case .slotAndCellIndex: users.prefetch(hash: UserIndex.hash(userId))
         case .timelineAndCell: if let slot = users.likelySlot(hash: UserIndex.hash(userId)) { timelines.prefetch(slot) }
-        case .geofenceLists: break
+        case .heldObjectsAndLists:
+            if let slot = users.likelySlot(hash: UserIndex.hash(userId)) { timelines.prefetchHeldObjects(slot) }
         }
         if let location { geofences.prefetchLookup(location, stage: stage.lookupStage) }
     }

@@ -37,6 +37,20 @@ struct TimelineStore: Sendable {
         }
     }
 
+    /// Starts loading what `slot`'s timeline points to and a fix reads first (see
+    /// `UserState.prefetchHeldObjects`): ask once the timeline itself is cached (`prefetch`), or
+    /// this waits for it.
+    @inline(__always)
+    func prefetchHeldObjects(_ slot: Int32) {
+        guard slot >= 0, Int(slot) < count else { return }
+        segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
+            // Through a pointer, as `subscript`'s addressors: the timeline is neither copied nor written.
+            let timeline = UnsafeMutablePointer(mutating: $0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
+            timeline.pointee.current.prefetchHeldObjects()
+            timeline.pointee.tail.prefetchForAppend()
+        }
+    }
+
     subscript(slot: Int32) -> UserTimeline {
         // By address: reading one field of a timeline loads that field. A `get` copies the whole
         // timeline (hundreds of bytes and their references), and so does a `_read`, which yields a

@@ -11,6 +11,15 @@ enum CachePrefetch {
     @inline(__always)
     static func read(_ address: UnsafeRawPointer) { llvmPrefetch(address, 0, 3, 1) }
 
+    /// Starts loading the first `lines` cache lines of the storage of the array stored at `field`:
+    /// its header (count, capacity) and first elements. The array's reference is read as bits, not
+    /// retained. An array is one pointer to its storage object (a wrong guess costs speed only).
+    @inline(__always)
+    static func readArrayStorage(_ field: UnsafeRawPointer, lines: Int) {
+        let storage = field.load(as: UnsafeRawPointer.self)
+        for line in 0..<lines { read(storage + line &* lineBytes) }
+    }
+
     /// Starts loading the lines of `bytes` bytes from `address`, at most `maxLines` of them.
     @inline(__always)
     static func read(_ address: UnsafeRawPointer, bytes: Int, maxLines: Int) {
