@@ -108,6 +108,29 @@ struct InPlaceEncodingTests {
         }
     }
 
+    /// Loading a geofence's JSON ahead (`prefetchJSON`) encodes and keeps nothing, whether the
+    /// geofence is held, never seen, replaced by a new object with its id, or absent from the event;
+    /// the encoding after it writes the same bytes.
+    @Test func askingForAFragmentAheadEncodesNothing() {
+        var fragments = GeofenceFragments(capacity: 3)
+        for n in 0..<30 {
+            let geofence = Geofence(tag: "g", externalId: "g-\(n % 4)", description: "desc \(n)",
+                                    shape: .circle(center: Coordinate(latitudeE7: 1, longitudeE7: 2), radius: Double(n) + 0.5))
+            var event = Fixtures.event(.enteredGeofence, UInt32(n), geofence: geofence)
+            var plain = Fixtures.event(.updatedTrip, UInt32(n), geofence: nil)
+            for _ in 0..<2 {  // not held yet (new, or replacing the object held under its id), then held
+                let held = fragments.heldBytes
+                fragments.prefetchJSON(forGeofenceOf: &event)
+                fragments.prefetchJSON(forGeofenceOf: &plain)
+                #expect(fragments.heldBytes == held)
+                var expected: [UInt8] = [], actual: [UInt8] = []
+                EventEncoder.encode(event, actualCreatedAt: 9, into: &expected)
+                EventEncoder.encode(inPlace: &event, actualCreatedAt: 9, fragments: &fragments, into: &actual)
+                #expect(actual == expected)
+            }
+        }
+    }
+
     /// A cache made from a whole table (shared by a replay's partitions) holds every geofence, past
     /// its capacity and its usual byte bound: copies used side by side write the same bytes as
     /// encoding each event, without encoding anything again. A geofence replaced later is encoded

@@ -4,7 +4,7 @@
 @_extern(c, "llvm.prefetch.p0")
 private func llvmPrefetch(_ address: UnsafeRawPointer, _ write: Int32, _ locality: Int32, _ dataCache: Int32)
 
-enum CachePrefetch {
+public enum CachePrefetch {
     static let lineBytes = 64
 
     /// Starts loading the cache line of `address` for reading, kept in every cache level.
@@ -22,7 +22,7 @@ enum CachePrefetch {
 
     /// Starts loading the lines of `bytes` bytes from `address`, at most `maxLines` of them.
     @inline(__always)
-    static func read(_ address: UnsafeRawPointer, bytes: Int, maxLines: Int) {
+    public static func read(_ address: UnsafeRawPointer, bytes: Int, maxLines: Int) {
         var line = 0, offset = 0
         while offset < bytes, line < maxLines {
             read(address + offset)

@@ -236,6 +236,10 @@ public struct InputProcessor: Sendable {
         var pending: [Event] = []
         swap(&pending, &events)
         pending.withUnsafeMutableBufferPointer { list in
+            // The geofences' JSON first, for all of a fix's events at once (`prefetchJSON`).
+            if list.count > 1 {
+                for index in list.indices { geofenceFragments.prefetchJSON(forGeofenceOf: &list[index]) }
+            }
             for index in list.indices {
                 // Through a pointer to the element: a field read as `list[index].userId` copied the
                 // whole event first (each of its references retained, then released).
