@@ -269,7 +269,7 @@ public struct PartitionFold: Sendable {
         case slotAndCellIndex
         /// The user's timeline, at that slot; the geofence cell that entry names.
         case timelineAndCell
-        /// The objects the user's timeline points to (trip, presences, the tail's end); the cell's
+        /// The objects the user's timeline points to (trip, presences, the tail's header); the cell's
         /// list of geofences for the fix's location.
         case heldObjectsAndLists
 
