@@ -297,14 +297,24 @@ public struct PartitionFold: Sendable {
     /// in a partition of many users or a large geofence table: a hint that changes nothing (see
     /// `PrefetchStage` for when to ask which stage).
     public func prefetch(userId: String, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
+        prefetch(userHash: Self.userHash(of: userId), location: location, geofences: geofences, stage: stage)
+    }
+
+    /// As `prefetch(userId:…)`, with the user's `userHash(of:)` taken once beforehand: a caller that
+    /// asks every stage about each input hashes its userId once, not once per stage.
+    @inline(__always)
+    public func prefetch(userHash: UInt64, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
         switch stage {
-        case .slotAndCellIndex: users.prefetch(hash: UserIndex.hash(userId))
-        case .timelineAndCell: if let slot = users.likelySlot(hash: UserIndex.hash(userId)) { timelines.prefetch(slot) }
+        case .slotAndCellIndex: users.prefetch(hash: userHash)
+        case .timelineAndCell: if let slot = users.likelySlot(hash: userHash) { timelines.prefetch(slot) }
         case .heldObjectsAndLists:
-            if let slot = users.likelySlot(hash: UserIndex.hash(userId)) { timelines.prefetchHeldObjects(slot) }
+            if let slot = users.likelySlot(hash: userHash) { timelines.prefetchHeldObjects(slot) }
         }
         if let location { geofences.prefetchLookup(location, stage: stage.lookupStage) }
     }
+
+    /// The hash by which a partition finds `userId`'s state (`prefetch(userHash:…)`).
+    public static func userHash(of userId: String) -> UInt64 { UserIndex.hash(userId) }
 
     // MARK: - Users
 

@@ -225,8 +225,10 @@ public struct InputProcessor: Sendable {
     /// called in place: read from a class's property, the fold was copied first (every array it holds
     /// retained and released).
     @inline(__always)
-    public mutating func prefetch(_ fix: borrowing Fix, geofences: GeofenceTable, stage: PartitionFold.PrefetchStage) {
-        fold.prefetch(userId: fix.userId, location: fix.position, geofences: geofences, stage: stage)
+    public mutating func prefetch(userHash: UInt64, location: Coordinate?, geofences: GeofenceTable,
+                                  stage: PartitionFold.PrefetchStage)
+    {
+        fold.prefetch(userHash: userHash, location: location, geofences: geofences, stage: stage)
     }
 
     private mutating func emitEvents(now: UnixMillis, into output: inout OutputBatch) {

@@ -21,4 +21,25 @@ struct ReplayLine {
     var timestamp: Int64 = .min
     /// The record's key (a topic's or an archive's), checked against the userId as `run` checks it; nil for files.
     var key: [UInt8]? = nil
+    /// What the fold is asked about this line a few lines ahead (`PartitionFold.prefetch(userHash:…)`),
+    /// for a fix: taken once, when the line is decoded (on the decoding threads), and read in place,
+    /// as plain values; reading the fix itself copied it (its strings retained and released) at
+    /// every stage of the look-ahead, and hashed its userId each time.
+    private(set) var lookAhead: LookAhead?
+
+    struct LookAhead {
+        var userHash: UInt64
+        var location: Coordinate
+    }
+
+    init(content: Content, bytes: UnsafeRawBufferPointer, number: Int, timestamp: Int64 = .min, key: [UInt8]? = nil) {
+        self.content = content
+        self.bytes = bytes
+        self.number = number
+        self.timestamp = timestamp
+        self.key = key
+        if case let .fix(fix) = content {
+            lookAhead = LookAhead(userHash: PartitionFold.userHash(of: fix.userId), location: fix.position)
+        }
+    }
 }

@@ -81,8 +81,9 @@ final class ReplayPartition: @unchecked Sendable {
     {
         guard position < lines.count else { return }
         lines.withUnsafeBufferPointer { lines in
-            guard case let .fix(fix) = lines[position].content else { return }
-            processor.prefetch(fix, geofences: geofences, stage: stage)
+            // Through the element's address: `lines[position].lookAhead` copied the whole line first.
+            guard let ahead = (lines.baseAddress! + position).pointee.lookAhead else { return }
+            processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences, stage: stage)
         }
     }
 
