@@ -238,9 +238,10 @@ public struct InputProcessor: Sendable {
         var pending: [Event] = []
         swap(&pending, &events)
         pending.withUnsafeMutableBufferPointer { list in
-            // The geofences' JSON first, for all of a fix's events at once (`prefetchJSON`).
+            // The geofences' JSON first, for all of a fix's events at once (`prefetchJSON`); not the
+            // first event's, encoded at once: asked ahead, it would come no sooner.
             if list.count > 1 {
-                for index in list.indices { geofenceFragments.prefetchJSON(forGeofenceOf: &list[index]) }
+                for index in 1..<list.count { geofenceFragments.prefetchJSON(forGeofenceOf: &list[index]) }
             }
             for index in list.indices {
                 // Through a pointer to the element: a field read as `list[index].userId` copied the
