@@ -70,7 +70,8 @@ final class ReplayPartition: @unchecked Sendable {
             for stage in PartitionFold.PrefetchStage.allCases {
                 prefetch(lines, at: position + stage.distance, stage: stage, geofences: geofences)
             }
-            fold(lines[position], geofences: &geofences)
+            // Through the element's address: passed as `lines[position]`, the line was copied first.
+            lines.withUnsafeBufferPointer { fold($0.baseAddress! + position, geofences: &geofences) }
         }
     }
 
@@ -122,27 +123,29 @@ final class ReplayPartition: @unchecked Sendable {
         timeline?.advance(to: timestamp, table: &geofences)
     }
 
-    private func fold(_ line: ReplayLine, geofences: inout GeofenceTable) {
-        let source = RecordSource(topic: ReplayJob.fixesTopic, partition: sourcePartition, offset: Int64(line.number))
-        advanceGeofences(to: line.timestamp, &geofences)
-        switch line.content {
+    /// Folds the line at `line` (an element of the block's lines, read in place).
+    private func fold(_ line: UnsafePointer<ReplayLine>, geofences: inout GeofenceTable) {
+        let source = RecordSource(topic: ReplayJob.fixesTopic, partition: sourcePartition,
+                                  offset: Int64(line.pointee.number))
+        advanceGeofences(to: line.pointee.timestamp, &geofences)
+        switch line.pointee.content {
         case let .tooLong(long):
             ReplayJob.rejectLong(long, topic: ReplayJob.fixesTopic, processor: &processor, output: &output)
         case let .invalid(error):
-            processor.process(.invalid(error), key: line.key, value: line.bytes, source: source, geofences: geofences,
-                              processingTime: nil, into: &output)
+            processor.process(.invalid(error), key: line.pointee.key, value: line.pointee.bytes, source: source,
+                              geofences: geofences, processingTime: nil, into: &output)
         case let .fix(fix):
             processor.counters.recordsIn += 1
             judging: while true {
                 switch clock.judge(fix, streamTime: processor.fold.streamTime) {
                 case .fold: break judging
                 case .hold:
-                    clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
+                    clock.hold(fix, bytes: line.pointee.bytes, source: source, key: line.pointee.key)
                     return
                 case .confirm:
                     let confirmed = clock.takeHeld(caughtUpWith: fix.createdAt)
                     guard !confirmed.isEmpty else {
-                        clock.hold(fix, bytes: line.bytes, source: source, key: line.key)
+                        clock.hold(fix, bytes: line.pointee.bytes, source: source, key: line.pointee.key)
                         return
                     }
                     fold(confirmed, geofences: &geofences)
@@ -151,8 +154,8 @@ final class ReplayPartition: @unchecked Sendable {
                 }
             }
             deliverCommands(upTo: fix.createdAt, geofences: &geofences)
-            processor.process(fix, key: line.key, value: line.bytes, source: source, geofences: geofences,
-                              processingTime: nil, into: &output)
+            processor.process(fix, key: line.pointee.key, value: line.pointee.bytes, source: source,
+                              geofences: geofences, processingTime: nil, into: &output)
             if clock.isHolding {
                 // The stream may have caught up with held fixes: within the skew they are ahead no more.
                 fold(clock.takeHeld(caughtUpWith: processor.fold.streamTime), geofences: &geofences)
