@@ -75,16 +75,20 @@ struct PeriodicUpkeepTests {
     /// latest record there, and the checkpoint. Imaged too early or too late, it would hold a state
     /// the changelog at that offset does not.
     @Test func aSnapshotTakenWhileFoldingHoldsWhatTheChangelogHoldsAtItsOffset() throws {
-        // Forty minutes of the fleet, not ten: the fold must still be busy when this thread, which
-        // polls every 20 ms, has checked six snapshots. With ten, a CI run whose other tests held
-        // the cores saw only 5 of 8 snapshots before the last input was committed.
-        let harness = try FakeBrokerHarness(minutes: 40, seed: 35)
+        // The fleet fed as the checks go, a few inputs per round, with the last ones held back until
+        // six snapshots are checked: the fold is busy while snapshots are taken, and inputs are left
+        // to fold however the cores are shared. (With the fleet published at once, a CI run whose
+        // other tests held the cores saw the fold finish after 5 of the 6 checks.)
+        let harness = try FakeBrokerHarness(seed: 35, publishing: 400)
+        let heldBack = 400
+        #expect(harness.withheldCount > heldBack)
         let runtime = harness.start(instance: "a") { $0.snapshotInterval = 40 }
         let directory = harness.options(instance: "a").stateDirectory + "/tripstream-fake"
         var checked = 0, checkedWhileFolding = 0
         var seen = Set<String>()
         let deadline = Date().addingTimeInterval(60)
         while checkedWhileFolding < 6, Date() < deadline {
+            try harness.publishWithheld(min(40, harness.withheldCount - heldBack))
             let folding = runtime.metrics.snapshot.inputsCommitted < harness.inputCount
             for partition in 0..<FakeBrokerHarness.partitions {
                 guard let snapshot = try? PartitionSnapshot.read(directory: directory, partition: partition),
@@ -114,6 +118,7 @@ struct PeriodicUpkeepTests {
             Thread.sleep(forTimeInterval: 0.02)
         }
         #expect(checkedWhileFolding >= 6, "snapshots taken while inputs were folded: \(checkedWhileFolding) of \(checked)")
+        try harness.publishWithheld()
         #expect(runtime.halt())
         #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
     }

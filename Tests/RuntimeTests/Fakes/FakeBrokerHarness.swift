@@ -17,12 +17,19 @@ final class FakeBrokerHarness: @unchecked Sendable {
     let stateRoot = NSTemporaryDirectory() + "tripstream-fake-\(UUID().uuidString)"
     private(set) var inputs: [Int32: [SimulatedRecord]] = [:]
     private(set) var geofences: [Geofence] = []
+    /// Every input of the fleet, published or withheld.
     private(set) var inputCount = 0
     private(set) var commandCount = 0
+    /// Inputs not published yet (`publishing`), in their order, for `publishWithheld`.
+    private var withheld: [(topic: String, partition: Int32, key: [UInt8], value: [UInt8])] = []
+    private var nextWithheld = 0
 
     /// Publishes a fleet of `users` for `minutes` (offline buffers and duplicates included);
-    /// `commands` false leaves the trip-commands topic empty.
-    init(users: Int = 30, minutes: Int64 = 10, seed: UInt64 = 21, commands: Bool = true) throws {
+    /// `commands` false leaves the trip-commands topic empty. Only its first `publishing` inputs
+    /// are published now; a test paces the rest with `publishWithheld`.
+    init(users: Int = 30, minutes: Int64 = 10, seed: UInt64 = 21, commands: Bool = true,
+         publishing: Int = .max) throws
+    {
         for topic in topics.all {
             broker.createTopic(topic, partitions: topic == topics.geofences ? 1 : Int(Self.partitions))
         }
@@ -42,6 +49,14 @@ final class FakeBrokerHarness: @unchecked Sendable {
             step.removeAll()
         }
         var key: [UInt8] = [], value: [UInt8] = []
+        func publish(_ topic: String, _ partition: Int32) throws {
+            inputCount += 1
+            guard inputCount > publishing else {
+                try broker.append(topic: topic, partition: partition, key: key, value: value)
+                return
+            }
+            withheld.append((topic, partition, key, value))
+        }
         for record in records {
             InputRecordEncoder.encode(record, key: &key, value: &value)
             switch record {
@@ -52,16 +67,26 @@ final class FakeBrokerHarness: @unchecked Sendable {
                 guard commands else { continue }
                 let partition = KafkaRuntimeHarness.partition(of: command.userId)
                 inputs[partition, default: []].append(record)
-                inputCount += 1
                 commandCount += 1
-                try broker.append(topic: topics.tripCommands, partition: partition, key: key, value: value)
+                try publish(topics.tripCommands, partition)
             case let .fix(fix):
                 let partition = KafkaRuntimeHarness.partition(of: fix.userId)
                 inputs[partition, default: []].append(record)
-                inputCount += 1
-                try broker.append(topic: topics.locations, partition: partition, key: key, value: value)
+                try publish(topics.locations, partition)
             }
         }
+    }
+
+    /// Inputs still withheld.
+    var withheldCount: Int { withheld.count - nextWithheld }
+
+    /// Publishes the next `count` withheld inputs (all of them by default), in their order.
+    func publishWithheld(_ count: Int = .max) throws {
+        let end = nextWithheld + max(0, min(count, withheldCount))
+        for record in withheld[nextWithheld..<end] {
+            try broker.append(topic: record.topic, partition: record.partition, key: record.key, value: record.value)
+        }
+        nextWithheld = end
     }
 
     deinit { try? FileManager.default.removeItem(atPath: stateRoot) }
