@@ -96,16 +96,14 @@ extension UserState {
     /// Starts loading the heap objects of this state that folding a fix reads first: the trip box
     /// and the presences' buffer. Ask once the state itself is cached
     /// (`PartitionFold.PrefetchStage.heldObjectsAndLists`), or this waits for it. Mutating only to
-    /// reach the fields' addresses: their references are read as bits, not retained (a retain would
-    /// write the very line being prefetched, and wait for it); nothing is written.
+    /// reach the fields' addresses (`CachePrefetch.readReferenced`); nothing is written.
     @inline(__always)
     mutating func prefetchHeldObjects() {
-        withUnsafeMutablePointer(to: &tripBox) { field in
-            // `TripBox?` is laid out as a nullable object pointer.
-            guard let box = UnsafeRawPointer(field).load(as: UnsafeRawPointer?.self) else { return }
-            CachePrefetch.read(box, bytes: TripBox.instanceBytes, maxLines: 6)
+        withUnsafeMutablePointer(to: &tripBox) {
+            CachePrefetch.readReferenced(at: $0, bytes: TripBox.instanceBytes, maxLines: 6)
         }
-        withUnsafeMutablePointer(to: &presences) { CachePrefetch.readArrayStorage(UnsafeRawPointer($0), lines: 2) }
+        // The header and the first presences.
+        withUnsafeMutablePointer(to: &presences) { CachePrefetch.readReferenced(at: $0, bytes: 128, maxLines: 2) }
     }
 }
 

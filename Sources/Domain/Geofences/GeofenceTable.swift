@@ -186,11 +186,7 @@ public struct GeofenceTable: Sendable {
     public func prefetchGeofence(atSlot slot: Int32) {
         storage.slots.withUnsafeBufferPointer { slots in
             guard slot >= 0, Int(slot) < slots.count else { return }
-            // `Geofence?` is laid out as a nullable object pointer: read as one, it is not retained.
-            guard let object = UnsafeRawPointer(slots.baseAddress!).load(
-                fromByteOffset: Int(slot) * MemoryLayout<Geofence?>.stride, as: UnsafeRawPointer?.self)
-            else { return }
-            CachePrefetch.read(object, bytes: Self.geofenceObjectBytes, maxLines: 4)
+            CachePrefetch.readReferenced(at: slots.baseAddress! + Int(slot), bytes: Self.geofenceObjectBytes, maxLines: 4)
         }
     }
 

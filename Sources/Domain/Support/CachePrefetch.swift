@@ -11,13 +11,15 @@ public enum CachePrefetch {
     @inline(__always)
     static func read(_ address: UnsafeRawPointer) { llvmPrefetch(address, 0, 3, 1) }
 
-    /// Starts loading the first `lines` cache lines of the storage of the array stored at `field`:
-    /// its header (count, capacity) and first elements. The array's reference is read as bits, not
-    /// retained. An array is one pointer to its storage object (a wrong guess costs speed only).
+    /// Starts loading the first `bytes` (at most `maxLines` lines) of the object whose reference is
+    /// stored at `field`, if any. The reference is read as bits, not retained: a retain would write
+    /// the very line being loaded, and wait for it. A class reference, an optional one (nil is zero)
+    /// and an array (a reference to its storage, whose header holds the count) are each one pointer;
+    /// a wrong guess of a layout costs speed only.
     @inline(__always)
-    static func readArrayStorage(_ field: UnsafeRawPointer, lines: Int) {
-        let storage = field.load(as: UnsafeRawPointer.self)
-        for line in 0..<lines { read(storage + line &* lineBytes) }
+    static func readReferenced(at field: UnsafeRawPointer, bytes: Int, maxLines: Int) {
+        guard let object = field.load(as: UnsafeRawPointer?.self) else { return }
+        read(object, bytes: bytes, maxLines: maxLines)
     }
 
     /// Starts loading the lines of `bytes` bytes from `address`, at most `maxLines` of them.
