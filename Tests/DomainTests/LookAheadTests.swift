@@ -62,10 +62,12 @@ import Testing
             if askingAhead {
                 for stage in PartitionFold.PrefetchStage.allCases where index + stage.distance < fixes.count {
                     let next = fixes[index + stage.distance]
-                    h.fold.prefetch(userId: next.userId, location: next.position, geofences: h.geofences, stage: stage)
-                    h.fold.prefetch(userId: "never-seen", location: nil, geofences: h.geofences, stage: stage)
-                    h.fold.prefetch(userId: "never-seen", location: World.point(89.9, -180), geofences: h.geofences,
-                                    stage: stage)
+                    h.fold.prefetch(userHash: PartitionFold.userHash(of: next.userId), location: next.position,
+                                    geofences: h.geofences, stage: stage)
+                    h.fold.prefetch(userHash: PartitionFold.userHash(of: "never-seen"), location: nil,
+                                    geofences: h.geofences, stage: stage)
+                    h.fold.prefetch(userHash: PartitionFold.userHash(of: "never-seen"), location: World.point(89.9, -180),
+                                    geofences: h.geofences, stage: stage)
                 }
             }
             h.send(fix)

@@ -293,15 +293,10 @@ public struct PartitionFold: Sendable {
         }
     }
 
-    /// Starts loading, without waiting, what folding a fix of `userId` at `location` will read cold
-    /// in a partition of many users or a large geofence table: a hint that changes nothing (see
-    /// `PrefetchStage` for when to ask which stage).
-    public func prefetch(userId: String, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
-        prefetch(userHash: Self.userHash(of: userId), location: location, geofences: geofences, stage: stage)
-    }
-
-    /// As `prefetch(userId:…)`, with the user's `userHash(of:)` taken once beforehand: a caller that
-    /// asks every stage about each input hashes its userId once, not once per stage.
+    /// Starts loading, without waiting, what folding a fix of the user whose `userHash(of:)` is
+    /// `userHash`, at `location`, will read cold in a partition of many users or a large geofence
+    /// table: a hint that changes nothing (see `PrefetchStage` for when to ask which stage). The
+    /// hash is the caller's to take once per input, not once per stage.
     @inline(__always)
     public func prefetch(userHash: UInt64, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
         switch stage {

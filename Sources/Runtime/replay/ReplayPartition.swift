@@ -66,26 +66,25 @@ final class ReplayPartition: @unchecked Sendable {
     /// Folds `lines` in order, each fix's state and geofences asked for a few lines ahead
     /// (`PartitionFold.prefetch`), so that their cache misses overlap the lines folded before.
     private func fold(_ lines: [ReplayLine], geofences: inout GeofenceTable) {
-        for position in lines.indices {
-            for stage in PartitionFold.PrefetchStage.allCases {
-                prefetch(lines, at: position + stage.distance, stage: stage, geofences: geofences)
+        // Each line read in place: as `lines[position]`, the whole line (its fix, strings and key) was
+        // copied first, at every stage of the look-ahead and for the fold.
+        lines.withUnsafeBufferPointer { lines in
+            for position in lines.indices {
+                for stage in PartitionFold.PrefetchStage.allCases {
+                    prefetch(lines, at: position + stage.distance, stage: stage, geofences: geofences)
+                }
+                fold(lines.baseAddress! + position, geofences: &geofences)
             }
-            // Through the element's address: passed as `lines[position]`, the line was copied first.
-            lines.withUnsafeBufferPointer { fold($0.baseAddress! + position, geofences: &geofences) }
         }
     }
 
     /// Asks the fold to load ahead what the fix at `position` of `lines` will need (`PartitionFold.prefetch`).
     @inline(__always)
-    private func prefetch(_ lines: [ReplayLine], at position: Int, stage: PartitionFold.PrefetchStage,
-                          geofences: GeofenceTable)
+    private func prefetch(_ lines: UnsafeBufferPointer<ReplayLine>, at position: Int,
+                          stage: PartitionFold.PrefetchStage, geofences: GeofenceTable)
     {
-        guard position < lines.count else { return }
-        lines.withUnsafeBufferPointer { lines in
-            // Through the element's address: `lines[position].lookAhead` copied the whole line first.
-            guard let ahead = (lines.baseAddress! + position).pointee.lookAhead else { return }
-            processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences, stage: stage)
-        }
+        guard position < lines.count, let ahead = lines[position].lookAhead else { return }
+        processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences, stage: stage)
     }
 
     /// The end of the input: folds what the clock guard still holds and the commands left.
