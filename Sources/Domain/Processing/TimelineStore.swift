@@ -17,24 +17,29 @@ struct TimelineStore: Sendable {
         count += 1
     }
 
+    /// Where `slot`'s timeline lies, valid until the store changes. Reached through the outer
+    /// buffer: `segments[i]` on its own retained the segment and released it, on every call.
+    @inline(__always)
+    private func address(of slot: Int32) -> UnsafeMutablePointer<UserTimeline> {
+        segments.withUnsafeBufferPointer { segments in
+            segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
+                UnsafeMutablePointer(mutating: $0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
+            }
+        }
+    }
+
     /// Lends `slot`'s timeline to `body` in place (see `lendInPlace`): passed on as `timelines[slot]`,
     /// it was copied first. `body` only reads it.
     @inline(__always)
     func withTimeline<R>(_ slot: Int32, _ body: (borrowing UserTimeline) -> R) -> R {
-        segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
-            let timeline = UnsafeMutablePointer(mutating: $0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
-            return lendInPlace(&timeline.pointee, body)
-        }
+        lendInPlace(&address(of: slot).pointee, body)
     }
 
     /// Starts loading `slot`'s timeline (its inline part: the arrays it points to come when read).
     @inline(__always)
     func prefetch(_ slot: Int32) {
         guard slot >= 0, Int(slot) < count else { return }
-        segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
-            CachePrefetch.read(UnsafeRawPointer($0.baseAddress! + (Int(slot) & (Self.segmentSize - 1))),
-                               bytes: MemoryLayout<UserTimeline>.size, maxLines: 8)
-        }
+        CachePrefetch.read(UnsafeRawPointer(address(of: slot)), bytes: MemoryLayout<UserTimeline>.size, maxLines: 8)
     }
 
     /// Starts loading what `slot`'s timeline points to and a fix reads first (see
@@ -43,23 +48,17 @@ struct TimelineStore: Sendable {
     @inline(__always)
     func prefetchHeldObjects(_ slot: Int32) {
         guard slot >= 0, Int(slot) < count else { return }
-        segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
-            // Through a pointer, as `subscript`'s addressors: the timeline is neither copied nor written.
-            let timeline = UnsafeMutablePointer(mutating: $0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
-            timeline.pointee.current.prefetchHeldObjects()
-            timeline.pointee.tail.prefetchForAppend()
-        }
+        // Through its address, as `subscript`'s addressors: the timeline is neither copied nor written.
+        let timeline = address(of: slot)
+        timeline.pointee.current.prefetchHeldObjects()
+        timeline.pointee.tail.prefetchForAppend()
     }
 
     subscript(slot: Int32) -> UserTimeline {
         // By address: reading one field of a timeline loads that field. A `get` copies the whole
         // timeline (hundreds of bytes and their references), and so does a `_read`, which yields a
         // large struct by value: the fold reads a field or two of one per fix.
-        unsafeAddress {
-            segments[Int(slot) >> Self.segmentShift].withUnsafeBufferPointer {
-                UnsafePointer($0.baseAddress! + (Int(slot) & (Self.segmentSize - 1)))
-            }
-        }
+        unsafeAddress { UnsafePointer(address(of: slot)) }
         unsafeMutableAddress {
             // The segment's buffer is owned by this store and unique (never shared): the pointer stays
             // valid for the access, during which nothing else can touch `segments`.
