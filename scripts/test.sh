@@ -92,8 +92,13 @@ echo "== release build: the same replays write the debug build's files (dense ci
 echo "== shutdown: SIGTERM with unreachable brokers exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"
 
-echo "== demo: a short run ends once the service committed every input the fleet published" >&2
-"$tripstream" demo --duration 5m --speedup 120 --show trip >"$work/demo.txt" 2>"$work/demo-log.txt"
+echo "== demo: a short run ends once the service committed every input the fleet published, and leaves nothing in TMPDIR" >&2
+mkdir "$work/demo-tmp"
+TMPDIR="$work/demo-tmp" "$tripstream" demo --duration 5m --speedup 120 --show trip >"$work/demo.txt" 2>"$work/demo-log.txt"
+if [ -n "$(ls -A "$work/demo-tmp")" ]; then
+    echo "demo: left its state behind in TMPDIR: $(ls -A "$work/demo-tmp")" >&2
+    exit 1
+fi
 summary=$(grep '^summary:' "$work/demo.txt")
 published=$(sed -n 's/^fleet: published \([0-9]*\) inputs.*/\1/p' "$work/demo-log.txt")
 consumed=$(echo "$summary" | sed -n 's/^summary: \([0-9]*\) inputs consumed.*/\1/p')

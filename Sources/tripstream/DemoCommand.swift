@@ -47,7 +47,9 @@ enum DemoCommand {
         let kafka = cluster.clientConfiguration
         Terminal.error("embedded broker at \(cluster.bootstrapServers)")
 
+        // The embedded broker goes with the process, and the state with it: nothing to resume from.
         let state = NSTemporaryDirectory() + "tripstream-demo-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: state) }
         var options = RuntimeOptions(kafka: kafka, stateDirectory: state, instanceId: "demo")
         options.group = "tripstream-demo"
         options.settings = foldSettings
@@ -91,10 +93,12 @@ enum DemoCommand {
         }
         publisherThread.start()
 
-        try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done, metrics: metrics)
+        // The service and the fleet are stopped whatever became of the watcher, before their state is removed.
+        let watched = Result { try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done, metrics: metrics) }
         done.set()
         done.waitForRuntime()
         done.waitForPublisher()
+        try watched.get()
         let values = metrics.snapshot
         Terminal.output("")
         var letters = values.processor.deadLetters

@@ -5,11 +5,19 @@ import RocksDBIO
 import Testing
 
 @Suite struct RocksDatabaseTests {
+    /// A database path in a fresh temporary directory; `remove` deletes both.
     static func temporaryPath() -> String {
-        var template = Array("/tmp/tripstream-rocks-XXXXXX".utf8CString)
+        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((temporary + "/tripstream-rocks-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
         return String(cString: template) + "/db"
+    }
+
+    /// Deletes a database from `temporaryPath` and the directory made for it.
+    static func remove(_ path: String) {
+        try? RocksDatabase.destroy(path: path)
+        rmdir(String(path.dropLast("/db".count)))
     }
 
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
@@ -28,7 +36,7 @@ import Testing
 
     @Test func writesAreScannedInKeyOrderWithinTheRange() throws {
         let path = Self.temporaryPath()
-        defer { try? RocksDatabase.destroy(path: path) }
+        defer { Self.remove(path) }
         let db = try RocksDatabase(path: path)
         let batch = RocksWriteBatch()
         for key in ["b2", "a1", "b1", "c1", "b3"] { batch.put(Self.bytes(key), Self.bytes("v" + key)) }
@@ -43,7 +51,7 @@ import Testing
 
     @Test func anOverlayIsSeenBeforeItIsWrittenAndNotAfterItIsCleared() throws {
         let path = Self.temporaryPath()
-        defer { try? RocksDatabase.destroy(path: path) }
+        defer { Self.remove(path) }
         let db = try RocksDatabase(path: path)
         let committed = RocksWriteBatch()
         committed.put(Self.bytes("k1"), Self.bytes("old"))
@@ -64,7 +72,7 @@ import Testing
 
     @Test func dataSurvivesReopening() throws {
         let path = Self.temporaryPath()
-        defer { try? RocksDatabase.destroy(path: path) }
+        defer { Self.remove(path) }
         do {
             let db = try RocksDatabase(path: path)
             let batch = RocksWriteBatch()
