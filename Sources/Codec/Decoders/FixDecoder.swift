@@ -19,6 +19,13 @@ public enum FixDecoder {
 
     /// - Complexity: One pass over the bytes; allocates only for strings over 15 bytes and metadata.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Fix {
+        try decode(bytes, predictingNames: true)
+    }
+
+    /// - Parameter predictingNames: false reads every member name as a string, as a decoder that
+    ///   expects no order would (the tests' reference for the prediction).
+    @inline(__always)
+    static func decode(_ bytes: UnsafeRawBufferPointer, predictingNames: Bool) throws(DecodeError) -> Fix {
         guard bytes.count <= maxRecordBytes else {
             throw DecodeError(.recordTooLarge, "record is \(bytes.count) bytes, limit \(maxRecordBytes)")
         }
@@ -39,11 +46,21 @@ public enum FixDecoder {
         var metadata: RawJSON?
 
         var cursor = try reader.beginObject()
-        while let key = try reader.nextKey(&cursor) {
-            guard let field = field(key, reader) else {
-                try reader.skipValue()
-                continue
+        // Devices send the members in one order, mostly ours: each name is first compared with the
+        // one that follows the previous member in `Field`'s order, and read as a string only if it differs.
+        var expected = Field.userId
+        while try reader.nextMember(&cursor) {
+            let field: Field
+            if predictingNames, reader.skipKey(quotedFieldWords[expected.rawValue]) {
+                field = expected
+            } else {
+                guard let named = Self.field(try reader.readKey(), reader) else {
+                    try reader.skipValue()
+                    continue
+                }
+                field = named
             }
+            expected = Field(rawValue: field.rawValue + 1) ?? .userId
             switch field {
             case .userId:
                 userId = try reader.stringField("userId", identifier: true, &issue)
@@ -101,7 +118,8 @@ public enum FixDecoder {
             altitude: altitude, replayed: replayed, deviceId: deviceId, metadata: metadata)
     }
 
-    /// Known members, in the order of `fieldNames` (most frequent first).
+    /// Known members, in the order of `fieldNames`: most frequent first, and the order in which
+    /// devices (and `InputRecordEncoder`) usually send them.
     private enum Field: Int {
         case userId, createdAt, latitude, longitude, accuracy, speed, course, altitude, deviceId, replayed, metadata,
             location
@@ -161,4 +179,9 @@ public enum FixDecoder {
         "replayed", "metadata", "location",
     ]
     private static let fieldWords = fieldNames.map(KeyWords.init)
+    private static let quotedFieldWords = fieldNames.map { name in
+        let quoted = [UInt8(ascii: "\"")] + UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            + [UInt8(ascii: "\"")]
+        return quoted.withUnsafeBytes { KeyWords($0) }
+    }
 }

@@ -95,11 +95,18 @@ public struct JSONReader {
     /// Reads the next member's key and its colon, leaving the reader at the member's value; returns
     /// nil (and closes the object) at `}`.
     public mutating func nextKey(_ cursor: inout JSONContainerCursor) throws(DecodeError) -> JSONStringToken? {
+        guard try nextMember(&cursor) else { return nil }
+        return try readKey()
+    }
+
+    /// Moves to the next member's name (past the `,` before it); returns false (and closes the
+    /// object) at `}`. Then `readKey`, or `skipKey` for a name the caller expects.
+    public mutating func nextMember(_ cursor: inout JSONContainerCursor) throws(DecodeError) -> Bool {
         guard let b = peekByte() else { throw unexpected("'}' or a member") }
         if b == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return nil
+            return false
         }
         if cursor.isFirst {
             cursor.isFirst = false
@@ -110,10 +117,39 @@ public struct JSONReader {
             // Also rejects a trailing comma before '}'.
             guard peekByte() == UInt8(ascii: "\"") else { throw unexpected("a member name") }
         }
+        return true
+    }
+
+    /// Reads the member name at the reader's position (after `nextMember`) and the `:` after it.
+    public mutating func readKey() throws(DecodeError) -> JSONStringToken {
         let key = try readString()
         guard peekByte() == UInt8(ascii: ":") else { throw unexpected("':' after member name") }
         index += 1
         return key
+    }
+
+    /// Moves past the member name at the reader's position (after `nextMember`) and its `:` if the
+    /// name is `quoted`'s, byte for byte, quotes included; otherwise moves nowhere and returns false,
+    /// and `readKey` reads the name. A decoder that knows which member usually comes next tells it
+    /// apart in two compares, without scanning it as a string.
+    @inline(__always)
+    public mutating func skipKey(_ quoted: KeyWords) -> Bool {
+        let count = quoted.count
+        guard index + max(count, 8) <= buffer.count else { return false }
+        if count > 8 {
+            guard load(at: index) == quoted.first, load(at: index + count - 8) == quoted.last else { return false }
+        } else {
+            let mask: UInt64 = count == 8 ? .max : (1 << (8 * UInt64(count))) - 1
+            guard load(at: index) & mask == quoted.first else { return false }
+        }
+        let after = index
+        index += count
+        guard peekByte() == UInt8(ascii: ":") else {
+            index = after
+            return false
+        }
+        index += 1
+        return true
     }
 
     /// Moves to the next element of an array; returns false (and closes the array) at `]`.

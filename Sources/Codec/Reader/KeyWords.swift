@@ -51,7 +51,7 @@ extension JSONReader {
     }
 
     @inline(__always)
-    private func load(at offset: Int) -> UInt64 {
+    func load(at offset: Int) -> UInt64 {
         UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 }
