@@ -84,13 +84,17 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     private static func fix(_ input: UnsafeRawBufferPointer) -> Bool {
+        // Member names compared with the expected one decide as names read as strings do.
+        let unpredicted = Result { () throws(DecodeError) in try FixDecoder.decode(input, predictingNames: false) }
         let fix: Fix
         do {
             fix = try FixDecoder.decode(input)
         } catch {
+            check(unpredicted == .failure(error), "rejected with \(error), without predicting names \(unpredicted)")
             checkRejection(error, input)
             return false
         }
+        check(unpredicted == .success(fix), "decoded \(fix), without predicting names \(unpredicted)")
         check(isValidJSON(input), "decoded bytes the validator rejects")
         var once: [UInt8] = []
         InputRecordEncoder.encode(fix, into: &once)

@@ -23,9 +23,9 @@ public enum FixDecoder {
     }
 
     /// - Parameter predictingNames: false reads every member name as a string, as a decoder that
-    ///   expects no order would (the tests' reference for the prediction).
+    ///   expects no order would (the reference the tests and the fuzzer hold the prediction to).
     @inline(__always)
-    static func decode(_ bytes: UnsafeRawBufferPointer, predictingNames: Bool) throws(DecodeError) -> Fix {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, predictingNames: Bool) throws(DecodeError) -> Fix {
         guard bytes.count <= maxRecordBytes else {
             throw DecodeError(.recordTooLarge, "record is \(bytes.count) bytes, limit \(maxRecordBytes)")
         }
