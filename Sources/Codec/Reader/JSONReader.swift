@@ -31,6 +31,12 @@ public struct JSONReader {
 
     func byte(at offset: Int) -> UInt8 { buffer[offset] }
 
+    /// The 8 bytes at `offset` as one word, byte k in bits 8k..<8k+8; the caller checks they are in the buffer.
+    @inline(__always)
+    func load(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
     /// Skips JSON whitespace (space, tab, LF, CR) and returns the next byte, or nil at the end.
     @inline(__always)
     public mutating func peekByte() -> UInt8? {

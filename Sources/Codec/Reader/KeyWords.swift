@@ -49,9 +49,4 @@ extension JSONReader {
         let mask: UInt64 = count == 8 ? .max : (1 << (8 * UInt64(count))) - 1
         return KeyWords(first: load(at: token.start) & mask, last: 0, count: count)
     }
-
-    @inline(__always)
-    func load(at offset: Int) -> UInt64 {
-        UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    }
 }
