@@ -297,8 +297,13 @@ public struct PartitionFold: Sendable {
     /// `userHash`, at `location`, will read cold in a partition of many users or a large geofence
     /// table: a hint that changes nothing (see `PrefetchStage` for when to ask which stage). The
     /// hash is the caller's to take once per input, not once per stage.
+    ///
+    /// `mutating` only to be passed by reference: called from another module on a fold held by a class
+    /// (a replay partition's processor), a non-mutating call copied the whole fold, 816 bytes, per call.
     @inline(__always)
-    public func prefetch(userHash: UInt64, location: Coordinate?, geofences: GeofenceTable, stage: PrefetchStage) {
+    public mutating func prefetch(userHash: UInt64, location: Coordinate?, geofences: GeofenceTable,
+                                  stage: PrefetchStage)
+    {
         switch stage {
         case .slotAndCellIndex: users.prefetch(hash: userHash)
         case .timelineAndCell: if let slot = users.likelySlot(hash: userHash) { timelines.prefetch(slot) }
@@ -358,6 +363,9 @@ public struct PartitionFold: Sendable {
         return evicted
     }
 
+    /// Inlined: called from a `mutating` method (`slot(for:)`, once per input), a call copied the
+    /// whole fold (816 bytes) first, for the closure that reads `timelines`.
+    @inline(__always)
     private func existingSlot(of userId: String) -> Int32? {
         // A freed slot's placeholder has an empty userId, which no input can have.
         users.slot(of: userId) { timelines[$0].userId == userId }

@@ -70,19 +70,22 @@ final class ReplayPartition: @unchecked Sendable {
         // copied first, at every stage of the look-ahead and for the fold.
         lines.withUnsafeBufferPointer { lines in
             for position in lines.indices {
-                for stage in PartitionFold.PrefetchStage.allCases {
-                    prefetch(lines, at: position + stage.distance, stage: stage, geofences: geofences)
-                }
+                // Each stage named: a loop over `PrefetchStage.allCases` made that array again per line.
+                prefetch(lines, at: position, stage: .slotAndCellIndex, geofences: geofences)
+                prefetch(lines, at: position, stage: .timelineAndCell, geofences: geofences)
+                prefetch(lines, at: position, stage: .heldObjectsAndLists, geofences: geofences)
                 fold(lines.baseAddress! + position, geofences: &geofences)
             }
         }
     }
 
-    /// Asks the fold to load ahead what the fix at `position` of `lines` will need (`PartitionFold.prefetch`).
+    /// Asks the fold to load ahead what the fix `stage.distance` lines after `folding` will need
+    /// (`PartitionFold.prefetch`).
     @inline(__always)
-    private func prefetch(_ lines: UnsafeBufferPointer<ReplayLine>, at position: Int,
+    private func prefetch(_ lines: UnsafeBufferPointer<ReplayLine>, at folding: Int,
                           stage: PartitionFold.PrefetchStage, geofences: GeofenceTable)
     {
+        let position = folding + stage.distance
         guard position < lines.count, let ahead = lines[position].lookAhead else { return }
         processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences, stage: stage)
     }
