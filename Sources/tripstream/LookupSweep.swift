@@ -46,7 +46,8 @@ enum LookupSweep {
                     for index in points.indices {
                         if lookingAhead {
                             for stage in stages where index + stage.distance < points.count {
-                                table.prefetchLookup(points[index + stage.distance], stage: stage.lookupStage)
+                                guard let lookupStage = stage.lookupStage else { continue }
+                                table.prefetchLookup(points[index + stage.distance], stage: lookupStage)
                             }
                         }
                         table.forEachContaining(points[index]) { _, _, _, _, _ in inside += 1 }

@@ -105,6 +105,18 @@ extension UserState {
         // The header and the first presences.
         withUnsafeMutablePointer(to: &presences) { CachePrefetch.readReferenced(at: $0, bytes: 128, maxLines: 2) }
     }
+
+    /// Starts loading the geofence object the trip heads to, where an earlier fix found its slot
+    /// (`TripProgress.destinationSlot`). Ask once the trip box is cached (`prefetchHeldObjects`), or
+    /// this waits for it. The box is read in place, not retained: a retain is two atomic writes.
+    @inline(__always)
+    mutating func prefetchTripDestination(in geofences: GeofenceTable) {
+        withUnsafeMutablePointer(to: &tripBox) { field in
+            guard let object = UnsafeRawPointer(field).load(as: UnsafeRawPointer?.self) else { return }
+            let slot = Unmanaged<TripBox>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.value.destinationSlot }
+            if slot >= 0 { geofences.prefetchGeofence(atSlot: slot) }
+        }
+    }
 }
 
 /// Holder of a user's trip; see `UserState.trip`.

@@ -272,23 +272,28 @@ public struct PartitionFold: Sendable {
         /// The objects the user's timeline points to (trip, presences, the tail's header); the cell's
         /// list of geofences for the fix's location.
         case heldObjectsAndLists
+        /// The geofence the user's trip heads to, found through the trip (every fix of a trip reads it).
+        case tripDestination
 
         /// How many inputs ahead of the one folded the stage is asked about. A fix's fold takes
-        /// microseconds, a miss a fraction of one: four inputs are time enough for each level.
+        /// microseconds, a miss a fraction of one: four inputs are time enough for each level, and
+        /// two for the last, which waits on nothing the one before did not bring.
         public var distance: Int {
             switch self {
             case .slotAndCellIndex: 12
             case .timelineAndCell: 8
             case .heldObjectsAndLists: 4
+            case .tripDestination: 2
             }
         }
 
-        /// The level of the fix's geofence lookup the stage loads.
-        public var lookupStage: GeofenceTable.LookupStage {
+        /// The level of the fix's geofence lookup the stage loads, if any.
+        public var lookupStage: GeofenceTable.LookupStage? {
             switch self {
             case .slotAndCellIndex: .cellIndex
             case .timelineAndCell: .cell
             case .heldObjectsAndLists: .lists
+            case .tripDestination: nil
             }
         }
     }
@@ -309,8 +314,10 @@ public struct PartitionFold: Sendable {
         case .timelineAndCell: if let slot = users.likelySlot(hash: userHash) { timelines.prefetch(slot) }
         case .heldObjectsAndLists:
             if let slot = users.likelySlot(hash: userHash) { timelines.prefetchHeldObjects(slot) }
+        case .tripDestination:
+            if let slot = users.likelySlot(hash: userHash) { timelines.prefetchTripDestination(slot, in: geofences) }
         }
-        if let location { geofences.prefetchLookup(location, stage: stage.lookupStage) }
+        if let location, let lookupStage = stage.lookupStage { geofences.prefetchLookup(location, stage: lookupStage) }
     }
 
     /// The hash by which a partition finds `userId`'s state (`prefetch(userHash:…)`).

@@ -54,6 +54,14 @@ struct TimelineStore: Sendable {
         timeline.pointee.tail.prefetchForAppend()
     }
 
+    /// Starts loading the geofence `slot`'s trip heads to (see `UserState.prefetchTripDestination`):
+    /// ask once the trip is cached (`prefetchHeldObjects`), or this waits for it.
+    @inline(__always)
+    func prefetchTripDestination(_ slot: Int32, in geofences: GeofenceTable) {
+        guard slot >= 0, Int(slot) < count else { return }
+        address(of: slot).pointee.current.prefetchTripDestination(in: geofences)
+    }
+
     subscript(slot: Int32) -> UserTimeline {
         // By address: reading one field of a timeline loads that field. A `get` copies the whole
         // timeline (hundreds of bytes and their references), and so does a `_read`, which yields a

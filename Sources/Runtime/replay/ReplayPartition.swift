@@ -74,6 +74,7 @@ final class ReplayPartition: @unchecked Sendable {
                 prefetch(lines, at: position, stage: .slotAndCellIndex, geofences: geofences)
                 prefetch(lines, at: position, stage: .timelineAndCell, geofences: geofences)
                 prefetch(lines, at: position, stage: .heldObjectsAndLists, geofences: geofences)
+                prefetch(lines, at: position, stage: .tripDestination, geofences: geofences)
                 fold(lines.baseAddress! + position, geofences: &geofences)
             }
         }
