@@ -19,6 +19,28 @@ import Testing
         #expect(extent.radius == (100 * 2.0.squareRoot()).rounded(.up))
     }
 
+    /// Rings that cross themselves: the area formula's centroid can fall anywhere (here north of the
+    /// pole, which crashed building the geofence); the center is then the vertices' mean, within the ring.
+    @Test func aRingThatCrossesItselfHasItsCenterWithinIt() throws {
+        let rings: [[(Double, Double)]] = [
+            // Found by the fuzzer in a geofence record: a depot's square with three corners moved.
+            [(82.1391143, -8.6170215), (41.1391143, -8.61498), (41.1406515, -8.61498), (41.1406515, -8.6170215),
+             (41.139391143, -8.6170215), (41.1391143, -8.61498), (41.1406515, 48.61498), (41.1406515, -8.6170215),
+             (41.1391143, -8.6170215)],
+            // A bow tie: two triangles of opposite signs, their areas all but cancelling.
+            [(0, 0), (1, 1), (1, 0), (0, 1.0000001), (0, 0)],
+        ]
+        for ring in rings {
+            let corners = ring.map { World.point($0.0, $0.1) }
+            let geofence = Geofence(tag: "zone", externalId: "crossed", shape: .polygon(rings: [corners]))
+            let extent = try #require(geofence.extent)
+            let latitudes = corners.map(\.latitudeE7), longitudes = corners.map(\.longitudeE7)
+            #expect(extent.center.latitudeE7 >= latitudes.min()! && extent.center.latitudeE7 <= latitudes.max()!)
+            #expect(extent.center.longitudeE7 >= longitudes.min()! && extent.center.longitudeE7 <= longitudes.max()!)
+            #expect(extent.radius.isFinite && extent.radius > 0)
+        }
+    }
+
     @Test func anLShapesCentroidIsWeightedByArea() throws {
         // 300 × 100 along the bottom, 100 × 200 up the left side: centroid 110 m north and east, not
         // the vertices' mean (133.3 m north and east).

@@ -31,15 +31,22 @@ public struct GeometryExtent: Sendable, Equatable {
                 sumX += (p.x + q.x) * cross
                 sumY += (p.y + q.y) * cross
             }
+            let xs = points.map(\.x), ys = points.map(\.y)
+            let mean = (x: xs.reduce(0, +) / Double(points.count), y: ys.reduce(0, +) / Double(points.count))
             // A ring with no area (all points on a line) has no area centroid: its vertices' mean.
-            let (x, y) =
-                abs(twiceArea) > 1e-6
-                ? (sumX / (3 * twiceArea), sumY / (3 * twiceArea))
-                : (points.map(\.x).reduce(0, +) / Double(points.count), points.map(\.y).reduce(0, +) / Double(points.count))
+            var (x, y) = abs(twiceArea) > 1e-6 ? (sumX / (3 * twiceArea), sumY / (3 * twiceArea)) : mean
+            // A simple ring's centroid lies within its bounding box. One that crosses itself can have
+            // almost no signed area and a centroid anywhere, off the globe too (a hostile geofence
+            // crashed the conversion below): the vertices' mean then, which is always within.
+            let margin = 1.0  // meters: rounding where a thin ring's centroid lies on an edge
+            let withinBox = x >= xs.min()! - margin && x <= xs.max()! + margin && y >= ys.min()! - margin
+                && y <= ys.max()! + margin
+            if !withinBox { (x, y) = mean }  // also when not finite: every comparison with NaN is false
             var longitudeE7 = Int64(frame.origin.longitudeE7) + Int64((x / frame.metersPerLngE7).rounded())
             if longitudeE7 > 1_800_000_000 { longitudeE7 -= 3_600_000_000 }
             if longitudeE7 < -1_800_000_000 { longitudeE7 += 3_600_000_000 }
-            let latitudeE7 = Int64(frame.origin.latitudeE7) + Int64((y / LocalFrame.metersPerLatE7).rounded())
+            let latitudeE7 = min(max(Int64(frame.origin.latitudeE7) + Int64((y / LocalFrame.metersPerLatE7).rounded()),
+                                     -Int64(Coordinate.maxLatitudeE7)), Int64(Coordinate.maxLatitudeE7))
             // Whole meters, rounded up: every vertex is within.
             let radius = (points.map { (($0.x - x) * ($0.x - x) + ($0.y - y) * ($0.y - y)).squareRoot() }.max() ?? 0)
                 .rounded(.up)
