@@ -94,4 +94,20 @@ struct TripLegCodecTests {
         #expect(legs[0]["arrivedAt"] as? String == "2026-05-12T14:10:00.000Z")
         #expect(trip["destinationLocation"] != nil, "the trip heads where its current leg does")
     }
+
+    /// An event's legs all carry their ids (the fold names the ones a command left unnamed). A leg
+    /// without one is refused: decoded, it was written back with an empty `currentLegId`, which no
+    /// event may have (found by the fuzzer: the decoder took what it then could not read back).
+    @Test func anEventLegWithoutAnIdIsRefused() throws {
+        let event = try #require(Fixtures.allEvents.first { $0.trip?.plan.legs.isEmpty == false })
+        let text = EventEncoder.string(event, actualCreatedAt: Fixtures.processedAt)
+        #expect(throws: Never.self) { try EventDecoder.decode(Array(text.utf8)) }
+        for unnamed in ["\"_id\":\"leg-3\",", "\"_id\":\"pickup\","] {
+            #expect(text.contains(unnamed))
+            let changed = text.replacingOccurrences(of: unnamed, with: "")
+            #expect(throws: DecodeError(.missingField, "missing field \"trip.legs[]._id\"")) {
+                try EventDecoder.decode(Array(changed.utf8))
+            }
+        }
+    }
 }

@@ -307,6 +307,9 @@ public enum EventDecoder {
                 summary = try self.summary(&reader, &issue)
             } else if reader.matches(key, "legs") {
                 legs = try reader.tripLegsField(&issue) ?? []
+                // An event's legs are the fold's, each with its id (a command's may leave it to the fold):
+                // one without would be written back as an empty currentLegId, which no event has.
+                if legs.contains(where: \.id.isEmpty) { JSONReader.note(.missing("trip.legs[]._id"), &issue) }
             } else if reader.matches(key, "currentLegId") {
                 currentLegId = try reader.stringField("trip.currentLegId", &issue)
             } else {
