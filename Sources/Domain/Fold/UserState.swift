@@ -112,7 +112,7 @@ extension UserState {
     @inline(__always)
     mutating func prefetchTripDestination(in geofences: GeofenceTable) {
         withUnsafeMutablePointer(to: &tripBox) { field in
-            guard let object = UnsafeRawPointer(field).load(as: UnsafeRawPointer?.self) else { return }
+            guard let object = CachePrefetch.referenced(at: field) else { return }
             let slot = Unmanaged<TripBox>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.value.destinationSlot }
             if slot >= 0 { geofences.prefetchGeofence(atSlot: slot) }
         }

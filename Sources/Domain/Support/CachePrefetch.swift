@@ -18,8 +18,15 @@ public enum CachePrefetch {
     /// a wrong guess of a layout costs speed only.
     @inline(__always)
     static func readReferenced(at field: UnsafeRawPointer, bytes: Int, maxLines: Int) {
-        guard let object = field.load(as: UnsafeRawPointer?.self) else { return }
+        guard let object = referenced(at: field) else { return }
         read(object, bytes: bytes, maxLines: maxLines)
+    }
+
+    /// The address of the object whose reference is stored at `field`, nil if none: the reference
+    /// read as bits, not retained (see `readReferenced`).
+    @inline(__always)
+    static func referenced(at field: UnsafeRawPointer) -> UnsafeRawPointer? {
+        field.load(as: UnsafeRawPointer?.self)
     }
 
     /// Starts loading the lines of `bytes` bytes from `address`, at most `maxLines` of them.
