@@ -1,14 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import RocksDBIO
 import Testing
 
 @Suite struct RocksDatabaseTests {
     /// A database path in a fresh temporary directory; `remove` deletes both.
     static func temporaryPath() -> String {
-        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array((temporary + "/tripstream-rocks-XXXXXX").utf8CString)
+        var template = Array((NSTemporaryDirectory() + "tripstream-rocks-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
         return String(cString: template) + "/db"

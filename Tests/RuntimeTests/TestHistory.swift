@@ -10,8 +10,7 @@ import Runtime
 /// store is often still open when its test returns (the fold holding it), so no test removes its own.
 enum TestHistory {
     private static let root: String = {
-        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array((temporary + "/tripstream-test-history-XXXXXX").utf8CString)
+        var template = Array((NSTemporaryDirectory() + "tripstream-test-history-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
         atexit { try? FileManager.default.removeItem(atPath: TestHistory.root) }
