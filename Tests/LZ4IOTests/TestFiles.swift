@@ -1,5 +1,6 @@
 import Foundation
 import LZ4IO
+import Testing
 
 /// Temporary files and deterministic test data for the LZ4IO tests.
 enum TestFiles {
@@ -57,18 +58,37 @@ enum TestFiles {
         return (bytes, expected)
     }
 
-    /// All lines of `path` as (number, text), plus the skipped-line reports, read in batches.
+    /// All lines of `path` as (number, text), plus the skipped-line reports, read in batches. Read twice:
+    /// by a reader that keeps one buffer, and by one that `keepsPreviousBatch`, whose every batch is read
+    /// only after the next one was: both must give the same.
     static func readLines(
         _ path: String, chunkSize: Int = 1 << 20, maxLineLength: Int = 1 << 20
     ) throws -> (lines: [(number: Int, text: String)], tooLong: [LineTooLong]) {
-        let reader = try LineReader(path: path, chunkSize: chunkSize, maxLineLength: maxLineLength)
-        var lines: [(Int, String)] = []
-        var tooLong: [LineTooLong] = []
-        var batch = LineBatch()
-        while try reader.nextBatch(into: &batch) {
+        func collect(_ batch: LineBatch, into lines: inout [(number: Int, text: String)], _ tooLong: inout [LineTooLong]) {
             for line in batch { lines.append((line.number, String(decoding: line.bytes, as: UTF8.self))) }
             tooLong += batch.linesTooLong
         }
+        let reader = try LineReader(path: path, chunkSize: chunkSize, maxLineLength: maxLineLength)
+        var lines: [(number: Int, text: String)] = []
+        var tooLong: [LineTooLong] = []
+        var batch = LineBatch()
+        while try reader.nextBatch(into: &batch) { collect(batch, into: &lines, &tooLong) }
+
+        let keeping = try LineReader(path: path, chunkSize: chunkSize, maxLineLength: maxLineLength,
+                                     keepsPreviousBatch: true)
+        var keptLines: [(number: Int, text: String)] = []
+        var keptTooLong: [LineTooLong] = []
+        var previous = LineBatch(), current = LineBatch()
+        var hasPrevious = try keeping.nextBatch(into: &previous)
+        while hasPrevious {
+            let hasCurrent = try keeping.nextBatch(into: &current)
+            collect(previous, into: &keptLines, &keptTooLong)  // after the next batch was read
+            swap(&previous, &current)
+            hasPrevious = hasCurrent
+        }
+        #expect(keptLines.elementsEqual(lines) { $0.number == $1.number && $0.text == $1.text },
+                "a batch kept through the next read changed: \(path), chunk \(chunkSize)")
+        #expect(keptTooLong == tooLong)
         return (lines, tooLong)
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// written, and no fold round waits for it.
 ///
 /// One job at a time, as the rotation asks for one partition at a time (the thread is a
-/// `ReplayWriter`'s: one job in flight, run in submission order); the driver collects the results.
+/// `SerialJobThread`: one job in flight, run in submission order); the driver collects the results.
 final class SnapshotWriter: Sendable {
     struct Job: Sendable {
         let partition: Int32
@@ -24,7 +24,7 @@ final class SnapshotWriter: Sendable {
         let outcome: Swift.Result<Double, ReplayError>
     }
 
-    private let thread = ReplayWriter()
+    private let thread = SerialJobThread(name: "tripstream-snapshot-writer")
     private let results = Mutex<[Result]>([])
     private let monotonic: @Sendable () -> Double
 

@@ -111,7 +111,7 @@ public enum ReplayJob {
         // Each block's outputs are written by a thread of their own while the next block is folded.
         // A block's outputs are swapped into `written` (the previous block's, emptied by the writer,
         // whose capacity the partitions then fill again): the writer and the fold never share a buffer.
-        let writer = ReplayWriter()
+        let writer = SerialJobThread(name: "tripstream-replay-writer")
         defer { writer.stop() }
         let written = WrittenOutputs(count: partitions.count)
         func foldInParallel(weights: [Int], _ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
@@ -129,7 +129,8 @@ public enum ReplayJob {
             }
         }
 
-        let reader = try LineReader(path: options.fixesPath)
+        let reader = try LineReadAhead(path: options.fixesPath)
+        defer { reader.stop() }
         while try reader.nextBatch(into: &block.batch) {
             threads.run { worker in block.decode(worker: worker) }
             try foldInParallel(weights: block.linesByPartition) { $0.fold(block.chunks) }

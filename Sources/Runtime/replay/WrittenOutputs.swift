@@ -1,6 +1,6 @@
 /// The outputs of the block being written, one batch per partition, in partition order.
 final class WrittenOutputs: @unchecked Sendable {
-    // Safe: the calling thread touches `batches` only between `ReplayWriter.wait` and `submit`, the
+    // Safe: the calling thread touches `batches` only between the writer's `SerialJobThread.wait` and `submit`, the
     // writer thread only in the job submitted after that.
     var batches: [OutputBatch]
 

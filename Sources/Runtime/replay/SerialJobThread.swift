@@ -1,13 +1,13 @@
 import class Foundation.NSCondition
 import class Foundation.Thread
 
-/// One thread that writes a replay's outputs while the next block is folded: the write of block N
-/// (mostly the kernel copying into the page cache) overlaps the fold of block N+1 instead of
-/// leaving the fold threads idle.
+/// One thread that runs jobs one at a time, in submission order, beside the calling thread. While a
+/// replay folds a block, threads of this kind write the previous block's outputs and read the next
+/// block's fixes, instead of leaving the fold threads idle; the service writes snapshots on one.
 ///
-/// At most one write is in flight: `submit` waits for the previous one, so the outputs are written
-/// in submission order and a block's buffers are never touched by both threads at once.
-final class ReplayWriter: @unchecked Sendable {
+/// At most one job is in flight: `submit` waits for the previous one, so what a job touches is never
+/// touched by both threads at once as long as the caller leaves it alone until the next `wait`.
+final class SerialJobThread: @unchecked Sendable {
     // Safe: `job`, `busy`, `failure` and `stopping` are read and written only while holding
     // `condition`'s lock; what a job captures is touched by the calling thread only before
     // `submit` and after the `wait` that follows it (the lock orders the two).
@@ -17,14 +17,14 @@ final class ReplayWriter: @unchecked Sendable {
     private var failure: (any Error)?
     private var stopping = false
 
-    init() {
+    init(name: String) {
         let thread = Thread { [self] in work() }
-        thread.name = "tripstream-replay-writer"
+        thread.name = name
         thread.start()
     }
 
-    /// Waits for the write in flight, then hands `body` to the writer thread.
-    /// - Throws: the error of an earlier write, in which case `body` is not run.
+    /// Waits for the job in flight, then hands `body` to the thread.
+    /// - Throws: the error of an earlier job, in which case `body` is not run.
     func submit(_ body: @escaping () throws -> Void) throws {
         try wait()
         condition.lock()
@@ -34,15 +34,15 @@ final class ReplayWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Whether a write is in flight.
+    /// Whether a job is in flight.
     var isBusy: Bool {
         condition.lock()
         defer { condition.unlock() }
         return busy
     }
 
-    /// Waits until no write is in flight.
-    /// - Throws: the first error a write threw.
+    /// Waits until no job is in flight.
+    /// - Throws: the first error a job threw.
     func wait() throws {
         condition.lock()
         while busy { condition.wait() }
@@ -51,7 +51,7 @@ final class ReplayWriter: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Ends the thread once the write in flight is done. Call it once, when done.
+    /// Ends the thread once the job in flight is done. Call it once, when done.
     func stop() {
         condition.lock()
         stopping = true
