@@ -58,9 +58,9 @@ enum TestFiles {
         return (bytes, expected)
     }
 
-    /// All lines of `path` as (number, text), plus the skipped-line reports, read in batches. Read twice:
-    /// by a reader that keeps one buffer, and by one that `keepsPreviousBatch`, whose every batch is read
-    /// only after the next one was: both must give the same.
+    /// All lines of `path` as (number, text), plus the skipped-line reports, read in batches. Read three
+    /// times: by a reader that keeps one buffer, and by ones that keep one and two batches more
+    /// (`batchesKept`), whose every batch is read only after as many later ones were: all must agree.
     static func readLines(
         _ path: String, chunkSize: Int = 1 << 20, maxLineLength: Int = 1 << 20
     ) throws -> (lines: [(number: Int, text: String)], tooLong: [LineTooLong]) {
@@ -74,21 +74,26 @@ enum TestFiles {
         var batch = LineBatch()
         while try reader.nextBatch(into: &batch) { collect(batch, into: &lines, &tooLong) }
 
-        let keeping = try LineReader(path: path, chunkSize: chunkSize, maxLineLength: maxLineLength,
-                                     keepsPreviousBatch: true)
-        var keptLines: [(number: Int, text: String)] = []
-        var keptTooLong: [LineTooLong] = []
-        var previous = LineBatch(), current = LineBatch()
-        var hasPrevious = try keeping.nextBatch(into: &previous)
-        while hasPrevious {
-            let hasCurrent = try keeping.nextBatch(into: &current)
-            collect(previous, into: &keptLines, &keptTooLong)  // after the next batch was read
-            swap(&previous, &current)
-            hasPrevious = hasCurrent
+        for kept in 1...2 {
+            let keeping = try LineReader(path: path, chunkSize: chunkSize, maxLineLength: maxLineLength,
+                                         batchesKept: kept)
+            var keptLines: [(number: Int, text: String)] = []
+            var keptTooLong: [LineTooLong] = []
+            var held: [LineBatch] = []  // the batches read and not collected yet, oldest first
+            while true {
+                var next = LineBatch(capacity: 16)
+                let more = try keeping.nextBatch(into: &next)
+                if more { held.append(next) }
+                // Collected only once `kept` later batches were read (or the file ended).
+                while held.count > kept || (!more && !held.isEmpty) {
+                    collect(held.removeFirst(), into: &keptLines, &keptTooLong)
+                }
+                if !more { break }
+            }
+            #expect(keptLines.elementsEqual(lines) { $0.number == $1.number && $0.text == $1.text },
+                    "a batch kept through \(kept) more reads changed: \(path), chunk \(chunkSize)")
+            #expect(keptTooLong == tooLong)
         }
-        #expect(keptLines.elementsEqual(lines) { $0.number == $1.number && $0.text == $1.text },
-                "a batch kept through the next read changed: \(path), chunk \(chunkSize)")
-        #expect(keptTooLong == tooLong)
         return (lines, tooLong)
     }
 

@@ -61,6 +61,13 @@ import Testing
                 try Data(contentsOf: URL(fileURLWithPath: directory + "/out-\(threads)/\($0).ndjson"))
             }
         }
+        // Several read blocks: each is folded while the next is decoded by the threads done folding.
+        let lines = try [inputs.geofences, inputs.commands, inputs.fixes].map {
+            try String(contentsOfFile: $0, encoding: .utf8).split(separator: "\n").count
+        }
+        let fixBytes = try FileManager.default.attributesOfItem(atPath: inputs.fixes)[.size] as? Int ?? 0
+        #expect(fixBytes > 4 << 20, "the fixes span several blocks of the reader")
+        #expect(summaries[1]?.processor.recordsIn == lines.reduce(0, +), "every line of every block is read once")
         #expect(outputs[1]![0].count > 10_000, "the fleet yields events")
         #expect(outputs[1]![2].count > 0, "the bad line is dead-lettered")
         #expect((summaries[1]?.fold.rewinds ?? 0) > 0, "offline buffers are placed late")

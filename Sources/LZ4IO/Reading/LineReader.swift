@@ -16,9 +16,9 @@
 /// - A last line without `\n` is delivered.
 /// - A line longer than `maxLineLength` is not delivered: the reader skips to its newline and reports a
 ///   `LineTooLong` with its number, in `LineBatch.linesTooLong` or through `forEachLine`'s `onLineTooLong`.
-///   Memory stays bounded by about `maxLineLength + 2 × chunkSize` (twice that when `keepsPreviousBatch`).
-/// - With `keepsPreviousBatch`, lines are read into two buffers in turn, so a batch stays valid through the
-///   next `nextBatch` call: one thread can read the next batch while another still works on this one.
+///   Memory stays bounded by about `maxLineLength + 2 × chunkSize`, times `batchesKept + 1`.
+/// - With `batchesKept` n, lines are read into n + 1 buffers in turn, so a batch stays valid through the next
+///   n `nextBatch` calls: one thread can read the next batch while others still work on this one.
 ///
 /// ```swift
 /// let reader = try LineReader(path: "fixes.ndjson.lz4")
@@ -50,9 +50,8 @@ public final class LineReader {
     private var bytesRead: Int64
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
-    /// With `keepsPreviousBatch`, the buffer of the previous batch, which the next one is read into.
-    private var spare: UnsafeMutableRawPointer?
-    private var spareCapacity = 0
+    /// The buffers of the `batchesKept` batches before, oldest first: the next batch is read into the oldest.
+    private var spares: [(buffer: UnsafeMutableRawPointer, capacity: Int)] = []
     /// Unscanned bytes are `buffer[dataStart..<dataEnd]`; after a scan only a partial last line remains there.
     private var dataStart = 0
     private var dataEnd: Int
@@ -65,16 +64,16 @@ public final class LineReader {
     /// - Parameters:
     ///   - chunkSize: bytes per read. Default: 1 MiB.
     ///   - maxLineLength: longest deliverable line in bytes. Default: 1 MiB.
-    ///   - keepsPreviousBatch: whether a batch stays valid until the second `nextBatch` call after it, not
-    ///     the first (two line buffers, used in turn).
+    ///   - batchesKept: through how many more `nextBatch` calls a batch stays valid (that many more line
+    ///     buffers, used in turn). Default: 0, until the next call.
     /// - Throws: `notFound`, `permissionDenied`, `isDirectory`, or another system error, naming `path`.
     public convenience init(
-        path: String, chunkSize: Int = 1 << 20, maxLineLength: Int = 1 << 20, keepsPreviousBatch: Bool = false
+        path: String, chunkSize: Int = 1 << 20, maxLineLength: Int = 1 << 20, batchesKept: Int = 0
     ) throws(LZ4IOError) {
         let descriptor = try SystemFile.openForReading(path)
         try self.init(
             fileDescriptor: descriptor, name: path, closesDescriptor: true, chunkSize: chunkSize,
-            maxLineLength: maxLineLength, keepsPreviousBatch: keepsPreviousBatch)
+            maxLineLength: maxLineLength, batchesKept: batchesKept)
     }
 
     /// Reads from an open file descriptor, e.g. standard input (0).
@@ -88,9 +87,10 @@ public final class LineReader {
         closesDescriptor: Bool = false,
         chunkSize: Int = 1 << 20,
         maxLineLength: Int = 1 << 20,
-        keepsPreviousBatch: Bool = false
+        batchesKept: Int = 0
     ) throws(LZ4IOError) {
         precondition(chunkSize > 0 && maxLineLength > 0, "chunkSize and maxLineLength must be positive")
+        precondition(batchesKept >= 0, "batchesKept must not be negative")
         // Room for two chunks, and for the four magic bytes even with tiny (test-sized) chunks.
         let capacity = max(2 * chunkSize, 64)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
@@ -125,9 +125,8 @@ public final class LineReader {
         self.bytesRead = Int64(sniffed)
         self.buffer = buffer
         self.capacity = capacity
-        if keepsPreviousBatch {
-            spare = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
-            spareCapacity = capacity
+        spares = (0..<batchesKept).map { _ in
+            (UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64), capacity)
         }
         // Compressed bytes move to the decoder; plain bytes are already where lines are scanned.
         self.decoder = isCompressed ? LZ4FrameDecoder(initialInput: head, inputCapacity: chunkSize, path: name) : nil
@@ -137,7 +136,7 @@ public final class LineReader {
 
     deinit {
         buffer.deallocate()
-        spare?.deallocate()
+        for spare in spares { spare.buffer.deallocate() }
         if closesDescriptor { try? SystemFile.close(descriptor, path: path) }
     }
 
@@ -153,14 +152,13 @@ public final class LineReader {
     /// - Returns: `false` at the end of the input, with `batch` empty.
     /// - Throws: read errors, `corruptFrame` or `truncatedFrame`, naming the file. Lines of earlier batches were
     ///   valid; the reader should not be used after an error.
-    /// - Warning: The lines in `batch` are valid only until the next call (with `keepsPreviousBatch`, the one
-    ///   after it).
+    /// - Warning: The lines in `batch` are valid only until the next call (with `batchesKept` n, the n + 1st).
     public func nextBatch(into batch: inout LineBatch) throws(LZ4IOError) -> Bool {
         batch.reset(base: buffer)
         guard !finished else { return false }
-        // The previous batch's lines are in `buffer`: with a spare, this one goes to the spare. Only once per
-        // call: a second refill (no complete line yet) must not go back to the buffer being kept.
-        var turnBuffers = spare != nil
+        // The previous batch's lines are in `buffer`: with spares, this one goes to the oldest. Only once per
+        // call: a second refill (no complete line yet) must not turn to a buffer being kept.
+        var turnBuffers = !spares.isEmpty
         while true {
             if turnBuffers { turnToSpare() }
             turnBuffers = false
@@ -200,18 +198,20 @@ public final class LineReader {
 
     // MARK: - Buffer management
 
-    /// Moves the partial last line to the front of the spare buffer and reads on there, keeping the
-    /// lines handed out from `buffer` (which becomes the spare) as they are.
+    /// Moves the partial last line to the front of the oldest spare buffer and reads on there, keeping
+    /// the lines handed out from `buffer` (which becomes the newest spare) as they are.
     private func turnToSpare() {
-        guard var next = spare, !sourceExhausted || dataEnd > dataStart else { return }
+        guard !spares.isEmpty, !sourceExhausted || dataEnd > dataStart else { return }
+        var next = spares.removeFirst()
         let pending = dataEnd - dataStart
-        if spareCapacity < pending {
-            next.deallocate()
-            spareCapacity = max(capacity, pending)
-            next = UnsafeMutableRawPointer.allocate(byteCount: spareCapacity, alignment: 64)
+        if next.capacity < pending {
+            next.buffer.deallocate()
+            next.capacity = max(capacity, pending)
+            next.buffer = UnsafeMutableRawPointer.allocate(byteCount: next.capacity, alignment: 64)
         }
-        if pending > 0 { next.copyMemory(from: buffer + dataStart, byteCount: pending) }
-        (spare, spareCapacity, buffer, capacity) = (buffer, capacity, next, spareCapacity)
+        if pending > 0 { next.buffer.copyMemory(from: buffer + dataStart, byteCount: pending) }
+        spares.append((buffer, capacity))
+        (buffer, capacity) = next
         (dataStart, dataEnd) = (0, pending)
     }
 

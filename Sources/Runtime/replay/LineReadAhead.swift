@@ -1,11 +1,11 @@
 import LZ4IO
 
-/// A file's line batches, each read on a thread of its own while the caller works on the one before.
+/// A file's line batches, each read on a thread of its own while the caller works on those before.
 ///
 /// Reading a replay's fixes (the kernel copying each chunk, the scan for newlines) took a tenth of
 /// the main thread's time, while the other fold threads waited at the next fork. The reader keeps
-/// two buffers (`LineReader`'s `keepsPreviousBatch`): the batch handed out stays valid while the
-/// next one is read into the other.
+/// a buffer more than the caller holds (`LineReader`'s `batchesKept`): the batches handed out stay
+/// valid while the next one is read into another.
 final class LineReadAhead: @unchecked Sendable {
     // Safe: `reader`, `next` and `nextHasLines` are touched by the read thread only in the job
     // submitted by `nextBatch`, and by the calling thread only after the `wait` that ends it.
@@ -17,9 +17,11 @@ final class LineReadAhead: @unchecked Sendable {
     /// The file's progress up to the batch last handed out.
     private(set) var progress: ReadProgress
 
-    /// - Parameter chunkSize: bytes per batch, about (`LineReader`'s).
-    init(path: String, chunkSize: Int = 1 << 20) throws {
-        reader = try LineReader(path: path, chunkSize: chunkSize, keepsPreviousBatch: true)
+    /// - Parameters:
+    ///   - chunkSize: bytes per batch, about (`LineReader`'s).
+    ///   - batchesKept: through how many more `nextBatch` calls a batch stays valid (`LineReader`'s).
+    init(path: String, chunkSize: Int = 1 << 20, batchesKept: Int = 0) throws {
+        reader = try LineReader(path: path, chunkSize: chunkSize, batchesKept: batchesKept + 1)
         progress = reader.progress
     }
 
@@ -27,7 +29,7 @@ final class LineReadAhead: @unchecked Sendable {
     func stop() { thread.stop() }
 
     /// Replaces `batch` with the next lines, as `LineReader.nextBatch`, and starts reading the ones
-    /// after them. `batch`'s lines are valid until the next call.
+    /// after them. `batch`'s lines are valid until the next call (`batchesKept`: the one after as many more).
     /// - Throws: the reader's errors, the read ahead's when the batch it read is asked for.
     func nextBatch(into batch: inout LineBatch) throws -> Bool {
         let hasLines: Bool
@@ -41,7 +43,7 @@ final class LineReadAhead: @unchecked Sendable {
         }
         progress = reader.progress
         guard hasLines else { return false }
-        // The read overwrites the buffer of the batch before `batch`, which the caller is done with.
+        // The read overwrites the buffer of the oldest batch kept, which the caller is done with.
         try thread.submit { [self] in nextHasLines = try reader.nextBatch(into: &next) }
         reading = true
         return true

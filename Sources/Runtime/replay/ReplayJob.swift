@@ -107,17 +107,23 @@ public enum ReplayJob {
 
         let threads = ForkJoinThreads(count: max(1, min(options.threads, options.partitions)))
         defer { threads.stop() }
-        let block = ReplayBlock(partitioner: partitioner, workers: threads.count)
+        // Two blocks: the next one is decoded by the threads that have folded their share of this one.
+        var folding = ReplayBlock(partitioner: partitioner, pieces: threads.count * piecesPerThread)
+        var decoding = ReplayBlock(partitioner: partitioner, pieces: threads.count * piecesPerThread)
         // Each block's outputs are written by a thread of their own while the next block is folded.
         // A block's outputs are swapped into `written` (the previous block's, emptied by the writer,
         // whose capacity the partitions then fill again): the writer and the fold never share a buffer.
         let writer = SerialJobThread(name: "tripstream-replay-writer")
         defer { writer.stop() }
         let written = WrittenOutputs(count: partitions.count)
-        func foldInParallel(weights: [Int], _ body: @escaping @Sendable (ReplayPartition) -> Void) throws {
-            let queue = PartitionQueue(weights: weights)
+        /// Runs `body` on every partition, and once a thread finds none left, the pieces of `next` to decode.
+        func foldInParallel(weights: [Int], decoding next: ReplayBlock? = nil,
+                            _ body: @escaping @Sendable (ReplayPartition) -> Void) throws
+        {
+            let queue = PartitionQueue(weights: weights), pieces = next?.pieceQueue()
             threads.run { [partitions] _ in
                 while let index = queue.take() { body(partitions[index]) }
+                while let next, let piece = pieces?.take() { next.decode(piece: piece) }
             }
             for partition in partitions {
                 if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
@@ -129,12 +135,22 @@ public enum ReplayJob {
             }
         }
 
-        let reader = try LineReadAhead(path: options.fixesPath)
+        // The reader keeps the batch being folded while the next is decoded and the one after is read.
+        let reader = try LineReadAhead(path: options.fixesPath, batchesKept: 1)
         defer { reader.stop() }
-        while try reader.nextBatch(into: &block.batch) {
-            threads.run { worker in block.decode(worker: worker) }
-            try foldInParallel(weights: block.linesByPartition) { $0.fold(block.chunks) }
-            progress(reader.progress)
+        if try reader.nextBatch(into: &folding.batch) {
+            let pieces = folding.pieceQueue()
+            threads.run { [folding] _ in while let piece = pieces.take() { folding.decode(piece: piece) } }
+            var more = try reader.nextBatch(into: &decoding.batch)
+            while true {
+                try foldInParallel(weights: folding.linesByPartition, decoding: more ? decoding : nil) {
+                    [folding] in $0.fold(folding.chunks)
+                }
+                progress(reader.progress)
+                guard more else { break }
+                swap(&folding, &decoding)
+                more = try reader.nextBatch(into: &decoding.batch)
+            }
         }
         try foldInParallel(weights: partitions.map(\.commandsLeft)) { $0.finish() }
         try writer.wait()
@@ -174,6 +190,10 @@ public enum ReplayJob {
     /// (about 300 KB of events on the sparse bench): gathering them in a 1 MiB buffer first would
     /// copy every byte of output once more.
     static let directWriteBytes = 64 << 10
+
+    /// Pieces of a block per fold thread: small enough that the threads done folding share the next
+    /// block's decoding evenly.
+    static let piecesPerThread = 4
 
     /// Closes an output opened by `openOutput` (cutting it to what this run wrote) and gives it its final name.
     static func publish(_ writer: FileWriter, as path: String) throws {

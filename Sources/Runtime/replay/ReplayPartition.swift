@@ -50,7 +50,12 @@ final class ReplayPartition: @unchecked Sendable {
     /// then places the late inputs and commits the history, as the service does after each poll.
     func fold(_ chunks: [DecodedChunk]) {
         withGeofences { geofences in
-            for chunk in chunks { fold(chunk.byPartition[index], geofences: &geofences) }
+            for (position, chunk) in chunks.enumerated() {
+                // The look-ahead runs on into the next chunk's lines: a chunk holds a hundred or so of
+                // a partition's lines, and its first ones would otherwise be folded cold.
+                let following = chunks[(position + 1)...].first { !$0.byPartition[index].isEmpty }?.byPartition[index]
+                fold(chunk.byPartition[index], following: following ?? [], geofences: &geofences)
+            }
             flush(geofences: geofences)
         }
     }
@@ -58,36 +63,47 @@ final class ReplayPartition: @unchecked Sendable {
     /// Folds one block of this partition's lines, in order, then settles as after a block of a file.
     func fold(_ lines: [ReplayLine]) {
         withGeofences { geofences in
-            fold(lines, geofences: &geofences)
+            fold(lines, following: [], geofences: &geofences)
             flush(geofences: geofences)
         }
     }
 
     /// Folds `lines` in order, each fix's state and geofences asked for a few lines ahead
-    /// (`PartitionFold.prefetch`), so that their cache misses overlap the lines folded before.
-    private func fold(_ lines: [ReplayLine], geofences: inout GeofenceTable) {
+    /// (`PartitionFold.prefetch`), so that their cache misses overlap the lines folded before; the
+    /// last lines look ahead into `following`, the lines folded next.
+    private func fold(_ lines: [ReplayLine], following: [ReplayLine], geofences: inout GeofenceTable) {
         // Each line read in place: as `lines[position]`, the whole line (its fix, strings and key) was
         // copied first, at every stage of the look-ahead and for the fold.
         lines.withUnsafeBufferPointer { lines in
-            for position in lines.indices {
-                // Each stage named: a loop over `PrefetchStage.allCases` made that array again per line.
-                prefetch(lines, at: position, stage: .slotAndCellIndex, geofences: geofences)
-                prefetch(lines, at: position, stage: .timelineAndCell, geofences: geofences)
-                prefetch(lines, at: position, stage: .heldObjectsAndLists, geofences: geofences)
-                prefetch(lines, at: position, stage: .tripDestination, geofences: geofences)
-                fold(lines.baseAddress! + position, geofences: &geofences)
+            following.withUnsafeBufferPointer { following in
+                for position in lines.indices {
+                    // Each stage named: a loop over `PrefetchStage.allCases` made that array again per line.
+                    prefetch(lines, following, at: position, stage: .slotAndCellIndex, geofences: geofences)
+                    prefetch(lines, following, at: position, stage: .timelineAndCell, geofences: geofences)
+                    prefetch(lines, following, at: position, stage: .heldObjectsAndLists, geofences: geofences)
+                    prefetch(lines, following, at: position, stage: .tripDestination, geofences: geofences)
+                    fold(lines.baseAddress! + position, geofences: &geofences)
+                }
             }
         }
     }
 
     /// Asks the fold to load ahead what the fix `stage.distance` lines after `folding` will need
-    /// (`PartitionFold.prefetch`).
+    /// (`PartitionFold.prefetch`), that line in `lines` or, past their end, in `following`.
     @inline(__always)
-    private func prefetch(_ lines: UnsafeBufferPointer<ReplayLine>, at folding: Int,
-                          stage: PartitionFold.PrefetchStage, geofences: GeofenceTable)
+    private func prefetch(_ lines: UnsafeBufferPointer<ReplayLine>, _ following: UnsafeBufferPointer<ReplayLine>,
+                          at folding: Int, stage: PartitionFold.PrefetchStage, geofences: GeofenceTable)
     {
         let position = folding + stage.distance
-        guard position < lines.count, let ahead = lines[position].lookAhead else { return }
+        let ahead: ReplayLine.LookAhead?
+        if position < lines.count {
+            ahead = lines[position].lookAhead
+        } else if position - lines.count < following.count {
+            ahead = following[position - lines.count].lookAhead
+        } else {
+            return
+        }
+        guard let ahead else { return }
         processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences, stage: stage)
     }
 
