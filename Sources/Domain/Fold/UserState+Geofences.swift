@@ -60,8 +60,6 @@ extension UserState {
         // By id, so that each presence finds its geofence by bisection: in a dense city a fix lies in
         // tens of geofences, a user in as many, and a scan per presence was their product per fix.
         Self.sortByID(holding)
-        // The entries of presences the fix may have left, together before the loop reads them one by one.
-        if presences.count > 1 { for presence in presences { context.geofences.prefetchShape(atSlot: presence.slotHint) } }
         func held(_ id: GeofenceID) -> Int? {
             var low = 0, high = holding.count
             while low < high {
@@ -69,6 +67,14 @@ extension UserState {
                 if holding[middle].id < id { low = middle + 1 } else { high = middle }
             }
             return low < holding.count && holding[low].id == id ? low : nil
+        }
+        // What the loop reads of the presences the fix is outside of, together before it reads them one by
+        // one: the index's entry, and the geofence object an exit reports (about one per fix in a dense city).
+        if presences.count > 1 {
+            for presence in presences where held(presence.geofenceID) == nil {
+                context.geofences.prefetchShape(atSlot: presence.slotHint)
+                context.geofences.prefetchGeofence(atSlot: presence.slotHint)
+            }
         }
         var index = 0
         while index < presences.count {

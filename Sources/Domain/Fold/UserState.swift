@@ -106,6 +106,19 @@ extension UserState {
         withUnsafeMutablePointer(to: &presences) { CachePrefetch.readReferenced(at: $0, bytes: 128, maxLines: 2) }
     }
 
+    /// Starts loading the presences beyond the first (96 bytes each; a driver in a dense district is
+    /// in several geofences, and the fold reads every presence). Ask once the presences' buffer
+    /// header is cached (`prefetchHeldObjects`): its count says how far to load.
+    @inline(__always)
+    func prefetchPresences() {
+        let count = presences.count
+        guard count > 1 else { return }  // the header's lines hold the first
+        presences.withUnsafeBufferPointer {
+            CachePrefetch.read(UnsafeRawPointer($0.baseAddress!), bytes: count * MemoryLayout<Presence>.stride,
+                               maxLines: 16)
+        }
+    }
+
     /// Starts loading the geofence object the trip heads to, where an earlier fix found its slot
     /// (`TripProgress.destinationSlot`). Ask once the trip box is cached (`prefetchHeldObjects`), or
     /// this waits for it. The box is read in place, not retained: a retain is two atomic writes.

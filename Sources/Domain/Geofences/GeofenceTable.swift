@@ -6,7 +6,6 @@
 public struct GeofenceTable: Sendable {
     final class Storage: @unchecked Sendable {
         // Safe: mutated only through `GeofenceTable`'s mutating methods after a uniqueness check.
-        var slots: [Geofence?] = []
         var slotByID = IntegerMap(capacity: 1024)
         var freeSlots: [Int32] = []
         var fingerprint: UInt64 = 0
@@ -16,7 +15,6 @@ public struct GeofenceTable: Sendable {
         init() {}
 
         init(copying other: Storage) {
-            slots = other.slots
             slotByID = other.slotByID
             freeSlots = other.freeSlots
             fingerprint = other.fingerprint
@@ -25,6 +23,10 @@ public struct GeofenceTable: Sendable {
     }
 
     private var storage = Storage()
+    /// The geofences by slot, beside the storage rather than in it, for the grid's reason: read from
+    /// the class, the array was retained and released per read (a prefetch of a trip's destination
+    /// on every fix, an exit's lookup by hint), a reference count that every partition's thread writes.
+    private var slots: [Geofence?] = []
     /// The spatial index, beside the storage rather than in it: a lookup borrows it in place from the
     /// table it is called on, where read from a class it was copied first (its arrays retained and
     /// released per fix, reference counts that every partition's thread writes).
@@ -71,7 +73,7 @@ public struct GeofenceTable: Sendable {
 
     public func geofence(_ id: GeofenceID) -> Geofence? {
         guard let slot = storage.slotByID[id.rawValue] else { return nil }
-        return storage.slots[Int(slot)]
+        return slots[Int(slot)]
     }
 
     public func geofence(tag: String, externalId: String) -> Geofence? {
@@ -86,7 +88,6 @@ public struct GeofenceTable: Sendable {
     /// The geofence with `id`, trying the slot `hint` first (slots are reused after deletes, so the
     /// geofence there must still have `id`); `hint` is updated to the slot found.
     public func geofence(_ id: GeofenceID, hint: inout Int32) -> Geofence? {
-        let slots = storage.slots
         if hint >= 0, Int(hint) < slots.count, let geofence = slots[Int(hint)], geofence.id == id { return geofence }
         guard let slot = storage.slotByID[id.rawValue] else { return nil }
         hint = slot
@@ -97,20 +98,20 @@ public struct GeofenceTable: Sendable {
         let storage = uniqueStorage()
         storage.fingerprint &+= geofence.contentHash
         if !storage.deleted.isEmpty { storage.deleted[geofence.id.rawValue] = nil }
-        if let slot = storage.slotByID[geofence.id.rawValue], let old = storage.slots[Int(slot)] {
+        if let slot = storage.slotByID[geofence.id.rawValue], let old = slots[Int(slot)] {
             storage.fingerprint &-= old.contentHash
             grid.remove(slot: slot, box: old.geometry.boundingBox)
-            storage.slots[Int(slot)] = geofence
+            slots[Int(slot)] = geofence
             grid.insert(slot: slot, geofence: geofence)
             return
         }
         let slot: Int32
         if let free = storage.freeSlots.popLast() {
             slot = free
-            storage.slots[Int(slot)] = geofence
+            slots[Int(slot)] = geofence
         } else {
-            slot = Int32(storage.slots.count)
-            storage.slots.append(geofence)
+            slot = Int32(slots.count)
+            slots.append(geofence)
         }
         storage.slotByID[geofence.id.rawValue] = slot
         grid.insert(slot: slot, geofence: geofence)
@@ -118,12 +119,12 @@ public struct GeofenceTable: Sendable {
 
     @discardableResult
     public mutating func remove(_ id: GeofenceID) -> Geofence? {
-        guard let slot = storage.slotByID[id.rawValue], let old = storage.slots[Int(slot)] else { return nil }
+        guard let slot = storage.slotByID[id.rawValue], let old = slots[Int(slot)] else { return nil }
         let storage = uniqueStorage()
         storage.fingerprint &-= old.contentHash
         storage.slotByID[id.rawValue] = nil
         grid.remove(slot: slot, box: old.geometry.boundingBox)
-        storage.slots[Int(slot)] = nil
+        slots[Int(slot)] = nil
         storage.freeSlots.append(slot)
         storage.deleted[id.rawValue] = old
         return old
@@ -132,7 +133,6 @@ public struct GeofenceTable: Sendable {
     /// Every geofence that may contain `point` (bounding-box candidates; callers test exactly),
     /// with its slot.
     public func forEachCandidate(at point: Coordinate, _ body: (Geofence, Int32) -> Void) {
-        let slots = storage.slots
         grid.forEachCandidate(at: point) { slot in
             if let geofence = slots[Int(slot)] { body(geofence, slot) }
         }
@@ -184,7 +184,7 @@ public struct GeofenceTable: Sendable {
     /// enters several at once): its address read without retaining it.
     @inline(__always)
     public func prefetchGeofence(atSlot slot: Int32) {
-        storage.slots.withUnsafeBufferPointer { slots in
+        slots.withUnsafeBufferPointer { slots in
             guard slot >= 0, Int(slot) < slots.count else { return }
             CachePrefetch.readReferenced(at: slots.baseAddress! + Int(slot), bytes: Self.geofenceObjectBytes, maxLines: 4)
         }
@@ -195,10 +195,10 @@ public struct GeofenceTable: Sendable {
     static let geofenceObjectBytes = 192
 
     /// The geofence in `slot` (from `forEachContaining` or `forEachCandidate` on this table).
-    public func geofence(atSlot slot: Int32) -> Geofence? { storage.slots[Int(slot)] }
+    public func geofence(atSlot slot: Int32) -> Geofence? { slots[Int(slot)] }
 
     /// All geofences, in id order (deterministic).
     public var all: [Geofence] {
-        storage.slots.compactMap { $0 }.sorted { $0.id < $1.id }
+        slots.compactMap { $0 }.sorted { $0.id < $1.id }
     }
 }

@@ -272,7 +272,8 @@ public struct PartitionFold: Sendable {
         /// The objects the user's timeline points to (trip, presences, the tail's header); the cell's
         /// list of geofences for the fix's location.
         case heldObjectsAndLists
-        /// The geofence the user's trip heads to, found through the trip (every fix of a trip reads it).
+        /// The geofence the user's trip heads to, found through the trip (every fix of a trip reads it),
+        /// and the user's presences beyond the first, as many as the presences' header says.
         case tripDestination
 
         /// How many inputs ahead of the one folded the stage is asked about. A fix's fold takes

@@ -54,12 +54,15 @@ struct TimelineStore: Sendable {
         timeline.pointee.tail.prefetchForAppend()
     }
 
-    /// Starts loading the geofence `slot`'s trip heads to (see `UserState.prefetchTripDestination`):
-    /// ask once the trip is cached (`prefetchHeldObjects`), or this waits for it.
+    /// Starts loading the geofence `slot`'s trip heads to (see `UserState.prefetchTripDestination`)
+    /// and its presences beyond the first: ask once the trip and the presences' header are cached
+    /// (`prefetchHeldObjects`), or this waits for them.
     @inline(__always)
     func prefetchTripDestination(_ slot: Int32, in geofences: GeofenceTable) {
         guard slot >= 0, Int(slot) < count else { return }
-        address(of: slot).pointee.current.prefetchTripDestination(in: geofences)
+        let timeline = address(of: slot)
+        timeline.pointee.current.prefetchTripDestination(in: geofences)
+        timeline.pointee.current.prefetchPresences()
     }
 
     subscript(slot: Int32) -> UserTimeline {
