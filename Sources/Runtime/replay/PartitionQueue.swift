@@ -1,6 +1,7 @@
 import Synchronization
 
-/// The partitions of one fork, handed out one at a time to whichever worker asks next.
+/// The partitions of one fork, handed out one at a time to whichever worker asks next (and, with
+/// equal weights, the pieces of a block to decode: `ReplayBlock.pieceQueue`).
 ///
 /// A worker whose partitions were light, or that the other threads of a busy machine did not
 /// delay, takes the next partition instead of idling at the join while the other worker finishes a
