@@ -112,10 +112,11 @@ extension UserState {
     @inline(__always)
     func prefetchPresences() {
         let count = presences.count
-        guard count > 1 else { return }  // the header's lines hold the first
+        guard count > 1 else { return }
+        // From the second: the lines `prefetchHeldObjects` loaded hold the header and the first.
         presences.withUnsafeBufferPointer {
-            CachePrefetch.read(UnsafeRawPointer($0.baseAddress!), bytes: count * MemoryLayout<Presence>.stride,
-                               maxLines: 16)
+            CachePrefetch.read(UnsafeRawPointer($0.baseAddress! + 1),
+                               bytes: (count - 1) * MemoryLayout<Presence>.stride, maxLines: 16)
         }
     }
 

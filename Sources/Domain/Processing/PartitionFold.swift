@@ -316,7 +316,7 @@ public struct PartitionFold: Sendable {
         case .heldObjectsAndLists:
             if let slot = users.likelySlot(hash: userHash) { timelines.prefetchHeldObjects(slot) }
         case .tripDestination:
-            if let slot = users.likelySlot(hash: userHash) { timelines.prefetchTripDestination(slot, in: geofences) }
+            if let slot = users.likelySlot(hash: userHash) { timelines.prefetchThroughHeldObjects(slot, in: geofences) }
         }
         if let location, let lookupStage = stage.lookupStage { geofences.prefetchLookup(location, stage: lookupStage) }
     }

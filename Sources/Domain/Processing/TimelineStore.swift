@@ -54,11 +54,11 @@ struct TimelineStore: Sendable {
         timeline.pointee.tail.prefetchForAppend()
     }
 
-    /// Starts loading the geofence `slot`'s trip heads to (see `UserState.prefetchTripDestination`)
-    /// and its presences beyond the first: ask once the trip and the presences' header are cached
-    /// (`prefetchHeldObjects`), or this waits for them.
+    /// Starts loading what `slot`'s held objects point to: the geofence its trip heads to (see
+    /// `UserState.prefetchTripDestination`) and its presences beyond the first. Ask once the trip and
+    /// the presences' header are cached (`prefetchHeldObjects`), or this waits for them.
     @inline(__always)
-    func prefetchTripDestination(_ slot: Int32, in geofences: GeofenceTable) {
+    func prefetchThroughHeldObjects(_ slot: Int32, in geofences: GeofenceTable) {
         guard slot >= 0, Int(slot) < count else { return }
         let timeline = address(of: slot)
         timeline.pointee.current.prefetchTripDestination(in: geofences)

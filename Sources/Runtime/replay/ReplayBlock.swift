@@ -25,6 +25,11 @@ final class ReplayBlock: @unchecked Sendable {
     /// The block's pieces, to be taken one at a time by the threads that decode them.
     func pieceQueue() -> PartitionQueue { PartitionQueue(weights: Array(repeating: 1, count: chunks.count)) }
 
+    /// Decodes the pieces that `queue` (from `pieceQueue`) hands this thread, until it has none left.
+    func decodePieces(from queue: PartitionQueue) {
+        while let piece = queue.take() { decode(piece: piece) }
+    }
+
     /// Decodes piece `piece`, a contiguous share of the lines, with the too-long lines that fall
     /// before its last line (the last piece also takes those after every line).
     func decode(piece: Int) {

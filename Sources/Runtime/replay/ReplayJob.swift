@@ -123,7 +123,7 @@ public enum ReplayJob {
             let queue = PartitionQueue(weights: weights), pieces = next?.pieceQueue()
             threads.run { [partitions] _ in
                 while let index = queue.take() { body(partitions[index]) }
-                while let next, let piece = pieces?.take() { next.decode(piece: piece) }
+                if let next, let pieces { next.decodePieces(from: pieces) }
             }
             for partition in partitions {
                 if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
@@ -140,7 +140,7 @@ public enum ReplayJob {
         defer { reader.stop() }
         if try reader.nextBatch(into: &folding.batch) {
             let pieces = folding.pieceQueue()
-            threads.run { [folding] _ in while let piece = pieces.take() { folding.decode(piece: piece) } }
+            threads.run { [folding] _ in folding.decodePieces(from: pieces) }
             var more = try reader.nextBatch(into: &decoding.batch)
             while true {
                 try foldInParallel(weights: folding.linesByPartition, decoding: more ? decoding : nil) {

@@ -50,11 +50,11 @@ final class ReplayPartition: @unchecked Sendable {
     /// then places the late inputs and commits the history, as the service does after each poll.
     func fold(_ chunks: [DecodedChunk]) {
         withGeofences { geofences in
-            for (position, chunk) in chunks.enumerated() {
-                // The look-ahead runs on into the next chunk's lines: a chunk holds a hundred or so of
-                // a partition's lines, and its first ones would otherwise be folded cold.
-                let following = chunks[(position + 1)...].first { !$0.byPartition[index].isEmpty }?.byPartition[index]
-                fold(chunk.byPartition[index], following: following ?? [], geofences: &geofences)
+            // The look-ahead runs on into the next chunk's lines: a chunk holds a hundred or so of
+            // a partition's lines, and its first ones would otherwise be folded cold.
+            let lists = chunks.map { $0.byPartition[index] }.filter { !$0.isEmpty }
+            for (position, lines) in lists.enumerated() {
+                fold(lines, following: position + 1 < lists.count ? lists[position + 1] : [], geofences: &geofences)
             }
             flush(geofences: geofences)
         }
