@@ -14,7 +14,8 @@ import Testing
         }.joined(separator: "\n")
     }
 
-    @Test func readsTheLinesOfAPlainReaderBatchByBatch() throws {
+    /// Also when the first batch is read from the start (`readingAtOnce`), before it is asked for.
+    @Test(arguments: [false, true]) func readsTheLinesOfAPlainReaderBatchByBatch(readingAtOnce: Bool) throws {
         let path = NSTemporaryDirectory() + "read-ahead-\(UUID().uuidString).ndjson"
         defer { unlink(path) }
         let text = Self.text(lines: 3_000)
@@ -24,8 +25,10 @@ import Testing
         try LineReader(path: path, chunkSize: 4096).forEachLine(onLineTooLong: { _ in }) {
             expected.append("\($0.number):" + String(decoding: $0.bytes, as: UTF8.self))
         }
-        let readAhead = try LineReadAhead(path: path, chunkSize: 4096)
+        let readAhead = try LineReadAhead(path: path, chunkSize: 4096, readingAtOnce: readingAtOnce)
         defer { readAhead.stop() }
+        #expect(readAhead.reading == readingAtOnce, "the first batch is read from the start, or when asked for")
+        if readingAtOnce { usleep(20_000) }  // the first batch read before it is asked for
         var batch = LineBatch()
         var read: [String] = []
         var batches = 0
@@ -41,6 +44,31 @@ import Testing
         #expect(read == expected)
         #expect(readAhead.progress.bytesRead == Int64(text.utf8.count))
         #expect(try !readAhead.nextBatch(into: &batch), "the end stays the end")
+    }
+
+    @Test func anEmptyFileHasNoBatchReadingAtOnceOrNot() throws {
+        let path = NSTemporaryDirectory() + "read-ahead-\(UUID().uuidString).ndjson"
+        defer { unlink(path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        for readingAtOnce in [false, true] {
+            let readAhead = try LineReadAhead(path: path, readingAtOnce: readingAtOnce)
+            defer { readAhead.stop() }
+            var batch = LineBatch()
+            #expect(try !readAhead.nextBatch(into: &batch))
+            #expect(try !readAhead.nextBatch(into: &batch))
+        }
+    }
+
+    /// A first batch that cannot be read, read at once: its error reaches the first `nextBatch`.
+    @Test func aReadErrorInTheFirstBatchReadAtOnceReachesTheCaller() throws {
+        let path = NSTemporaryDirectory() + "read-ahead-\(UUID().uuidString).ndjson.lz4"
+        defer { unlink(path) }
+        let compressed = LZ4Frame.compress(Array(Self.text(lines: 20).utf8))
+        try Data(compressed.prefix(compressed.count / 2)).write(to: URL(fileURLWithPath: path))
+        let readAhead = try LineReadAhead(path: path, readingAtOnce: true)
+        defer { readAhead.stop() }
+        var batch = LineBatch()
+        #expect(throws: LZ4IOError(.truncatedFrame, path: path)) { _ = try readAhead.nextBatch(into: &batch) }
     }
 
     @Test func aReadErrorAheadReachesTheCaller() throws {

@@ -13,16 +13,25 @@ final class LineReadAhead: @unchecked Sendable {
     private let thread = SerialJobThread(name: "tripstream-replay-reader")
     private var next = LineBatch()
     private var nextHasLines = false
-    private var reading = false
+    /// A read is in flight (or done and not yet handed out).
+    private(set) var reading = false
     /// The file's progress up to the batch last handed out.
     private(set) var progress: ReadProgress
 
     /// - Parameters:
     ///   - chunkSize: bytes per batch, about (`LineReader`'s).
     ///   - batchesKept: through how many more `nextBatch` calls a batch stays valid (`LineReader`'s).
-    init(path: String, chunkSize: Int = 1 << 20, batchesKept: Int = 0) throws {
+    ///   - readingAtOnce: start reading the first batch now, rather than at the first `nextBatch`.
+    init(path: String, chunkSize: Int = 1 << 20, batchesKept: Int = 0, readingAtOnce: Bool = false) throws {
         reader = try LineReader(path: path, chunkSize: chunkSize, batchesKept: batchesKept + 1)
         progress = reader.progress
+        if readingAtOnce { try readNext() }
+    }
+
+    /// Starts reading the batch after the last one handed out.
+    private func readNext() throws {
+        try thread.submit { [self] in nextHasLines = try reader.nextBatch(into: &next) }
+        reading = true
     }
 
     /// Ends the read thread (after the read in flight). Call it once, when done.

@@ -58,6 +58,11 @@ public enum ReplayJob {
             output.removeAll()
         }
 
+        // The reader keeps the batch being folded while the next is decoded and the one after is read.
+        // It reads the first while the geofences and the commands load.
+        let reader = try LineReadAhead(path: options.fixesPath, batchesKept: 1, readingAtOnce: true)
+        defer { reader.stop() }
+
         // Geofences and trip commands are read once, before any fix, by a processor of their own:
         // the geofence table is shared read-only by every partition.
         var loader = InputProcessor(settings: options.settings)
@@ -82,23 +87,23 @@ public enum ReplayJob {
         // Each partition's outputs of a block are written in partition order, so the files are the
         // same whatever the number of threads.
         let partitioner = KeyPartitioner(partitions: options.partitions)
-        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
-        try makeDirectory(historyDirectory)
         // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
         let fragments = GeofenceFragments(encodingAll: geofences)
         // History beyond each user's newest inputs lives on disk, as in the service.
-        let histories: [RocksHistoryStore]
+        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
+        try makeDirectory(historyDirectory)
+        let histories: ReplayHistoryStores
         do {
-            histories = try HistoryStoresSideBySide.open(options.partitions, in: historyDirectory)
+            histories = try ReplayHistoryStores(partitions: options.partitions, at: historyDirectory + "/history")
         } catch {
             rmdir(historyDirectory)
             throw error
         }
         defer {
-            HistoryStoresSideBySide.remove(histories)
+            histories.remove()
             rmdir(historyDirectory)
         }
-        let partitions = histories.enumerated().map { index, history in
+        let partitions = histories.stores.enumerated().map { index, history in
             ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
                             fragments: fragments)
         }
@@ -135,9 +140,6 @@ public enum ReplayJob {
             }
         }
 
-        // The reader keeps the batch being folded while the next is decoded and the one after is read.
-        let reader = try LineReadAhead(path: options.fixesPath, batchesKept: 1)
-        defer { reader.stop() }
         if try reader.nextBatch(into: &folding.batch) {
             let pieces = folding.pieceQueue()
             threads.run { [folding] _ in folding.decodePieces(from: pieces) }

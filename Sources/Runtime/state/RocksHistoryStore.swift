@@ -43,6 +43,14 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
         }
     }
 
+    /// A store in a fresh `database` that other stores share: their users must be others than this
+    /// one's (a user's keys hold only its id), as the partitions of one replay are. The database's
+    /// owner closes it; `close()` here would close it for every store.
+    init(sharing database: RocksDatabase, recordsChanges: Bool) {
+        self.database = database
+        self.recordsChanges = recordsChanges
+    }
+
     public func close() { database.close() }
 
     // MARK: - HistoryStore

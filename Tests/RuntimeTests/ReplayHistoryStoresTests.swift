@@ -1,0 +1,75 @@
+import Dispatch
+import Domain
+import Foundation
+import RocksDBIO
+@testable import Runtime
+import Testing
+
+/// A file replay's history stores: one per partition, in one database, used by several fold threads.
+@Suite struct ReplayHistoryStoresTests {
+    func scratchDirectory() throws -> String {
+        let directory = NSTemporaryDirectory() + "tripstream-stores-\(UUID().uuidString)"
+        try ReplayJob.makeDirectory(directory)
+        return directory
+    }
+
+    @Test func opensOneDatabaseWithAStorePerPartitionAndRemovesIt() throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let histories = try ReplayHistoryStores(partitions: 5, at: directory + "/history")
+        #expect(histories.stores.count == 5)
+        #expect(histories.stores.allSatisfy { $0.database === histories.database })
+        try histories.stores[0].commit()
+        #expect(FileManager.default.fileExists(atPath: directory + "/history/CURRENT"))
+        histories.remove()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+
+    /// What a previous run left under the path is deleted first: a replay starts from no history.
+    @Test func startsFresh() throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try ReplayHistoryStores(partitions: 2, at: directory + "/history")
+        first.stores[1].replace("u1", removing: [], adding: [RocksHistoryStoreTests.segment(1_000)])
+        try first.stores[1].commit()
+        first.database.close()  // as a killed run leaves it: closed, not removed
+        let second = try ReplayHistoryStores(partitions: 2, at: directory + "/history")
+        defer { second.remove() }
+        #expect(second.stores[1].segments(of: "u1", from: .min).isEmpty)
+    }
+
+    @Test func aDatabaseThatCannotOpenThrows() throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(FileManager.default.createFile(atPath: directory + "/history", contents: Data("x".utf8)))
+        #expect(throws: (any Error).self) { _ = try ReplayHistoryStores(partitions: 3, at: directory + "/history") }
+    }
+
+    /// Partitions' stores written, committed and read by threads at once, each for users of its own,
+    /// as the fold threads of a replay use them: every store reads back exactly what it wrote.
+    @Test func storesUsedByThreadsAtOnceKeepTheirUsersApart() throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let histories = try ReplayHistoryStores(partitions: 4, at: directory + "/history")
+        defer { histories.remove() }
+        let stores = histories.stores
+        DispatchQueue.concurrentPerform(iterations: stores.count) { partition in
+            for round in 0..<50 {
+                for user in 0..<5 {
+                    let time = UnixMillis(round) * 10_000
+                    stores[partition].replace("p\(partition)-u\(user)", removing: [],
+                                              adding: [RocksHistoryStoreTests.segment(time, tag: UInt32(partition))])
+                }
+                if round % 7 == 6 { try! stores[partition].commit() }
+            }
+            try! stores[partition].commit()
+        }
+        for (partition, store) in stores.enumerated() {
+            for user in 0..<5 {
+                let segments = store.segments(of: "p\(partition)-u\(user)", from: .min)
+                #expect(segments.map(\.firstTime) == (0..<50).map { UnixMillis($0) * 10_000 })
+                #expect(segments.allSatisfy { $0.tableVersion == UInt32(partition) })
+            }
+        }
+    }
+}
