@@ -72,4 +72,26 @@ import Testing
             }
         }
     }
+
+    /// A replay whose inputs fail to load (the database already opening beside the load) throws the
+    /// load's error and leaves no history behind; a good one removes its history at the end too.
+    @Test func aReplayLeavesNoHistoryBehindWhetherItFailsOrNot() throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixes = directory + "/fixes.ndjson", geofences = directory + "/geofences.ndjson"
+        try Data("{\"userId\":\"u1\",\"createdAt\":\"2026-01-05T08:00:00Z\",\"latitude\":41.1,\"longitude\":-8.6}\n".utf8)
+            .write(to: URL(fileURLWithPath: fixes))
+        try Data().write(to: URL(fileURLWithPath: geofences))
+        func replay(geofences: String, commands: String?, into out: String) throws -> ReplaySummary {
+            try ReplayJob.run(ReplayOptions(geofencesPath: geofences, commandsPath: commands, fixesPath: fixes,
+                                            outputDirectory: out, settings: FoldSettings()))
+        }
+        #expect(throws: (any Error).self) { _ = try replay(geofences: directory + "/none.ndjson", commands: nil, into: directory + "/a") }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/a/.history"))
+        #expect(throws: (any Error).self) { _ = try replay(geofences: geofences, commands: directory + "/none.ndjson", into: directory + "/b") }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/b/.history"))
+        let summary = try replay(geofences: geofences, commands: nil, into: directory + "/c")
+        #expect(summary.fold.fixes == 1)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/c/.history"))
+    }
 }

@@ -63,46 +63,58 @@ public enum ReplayJob {
         let reader = try LineReadAhead(path: options.fixesPath, batchesKept: 1, readingAtOnce: true)
         defer { reader.stop() }
 
+        // History beyond each user's newest inputs lives on disk, as in the service. Its database is
+        // opened, and later the geofences' JSON encoded, by a thread of their own while the geofences
+        // and the commands load.
+        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
+        try makeDirectory(historyDirectory)
+        let setup = SerialJobThread(name: "tripstream-replay-setup")
+        defer { setup.stop() }
+        var openedHistories: ReplayHistoryStores?
+        var encodedFragments: GeofenceFragments?
+        try setup.submit {
+            openedHistories = try ReplayHistoryStores(partitions: options.partitions, at: historyDirectory + "/history")
+        }
+
         // Geofences and trip commands are read once, before any fix, by a processor of their own:
         // the geofence table is shared read-only by every partition.
         var loader = InputProcessor(settings: options.settings)
-        var loaderOutput = OutputBatch(newlineSeparated: true)
-        let geofences = try loadGeofences(options.geofencesPath, processor: &loader, output: &loaderOutput)
+        let geofences: GeofenceTable
         var commands: [PendingCommand] = []
-        if let commandsPath = options.commandsPath {
-            try forEachRecord(commandsPath, topic: commandsTopic, processor: &loader, output: &loaderOutput) {
-                line, bytes, processor, output in
-                let source = RecordSource(topic: commandsTopic, partition: 0, offset: Int64(line))
-                if let command = processor.decodeCommand(key: nil, value: bytes, source: source, processingTime: nil,
-                                                         into: &output)
-                {
-                    commands.append(PendingCommand(command: command, bytes: Array(bytes), line: line))
-                }
-            }
-            commands = PendingCommand.inEventTimeOrder(commands)
-        }
-        try write(&loaderOutput)
-
-        // Users split over partitions as the service's topics split them; partitions over threads.
-        // Each partition's outputs of a block are written in partition order, so the files are the
-        // same whatever the number of threads.
-        let partitioner = KeyPartitioner(partitions: options.partitions)
-        // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
-        let fragments = GeofenceFragments(encodingAll: geofences)
-        // History beyond each user's newest inputs lives on disk, as in the service.
-        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
-        try makeDirectory(historyDirectory)
-        let histories: ReplayHistoryStores
         do {
-            histories = try ReplayHistoryStores(partitions: options.partitions, at: historyDirectory + "/history")
+            var loaderOutput = OutputBatch(newlineSeparated: true)
+            geofences = try loadGeofences(options.geofencesPath, processor: &loader, output: &loaderOutput)
+            // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
+            try setup.submit { encodedFragments = GeofenceFragments(encodingAll: geofences) }
+            if let commandsPath = options.commandsPath {
+                try forEachRecord(commandsPath, topic: commandsTopic, processor: &loader, output: &loaderOutput) {
+                    line, bytes, processor, output in
+                    let source = RecordSource(topic: commandsTopic, partition: 0, offset: Int64(line))
+                    if let command = processor.decodeCommand(key: nil, value: bytes, source: source,
+                                                             processingTime: nil, into: &output)
+                    {
+                        commands.append(PendingCommand(command: command, bytes: Array(bytes), line: line))
+                    }
+                }
+                commands = PendingCommand.inEventTimeOrder(commands)
+            }
+            try write(&loaderOutput)
+            try setup.wait()
         } catch {
+            try? setup.wait()
+            openedHistories?.remove()
             rmdir(historyDirectory)
             throw error
         }
+        let histories = openedHistories!, fragments = encodedFragments!
         defer {
             histories.remove()
             rmdir(historyDirectory)
         }
+        // Users split over partitions as the service's topics split them; partitions over threads.
+        // Each partition's outputs of a block are written in partition order, so the files are the
+        // same whatever the number of threads.
+        let partitioner = KeyPartitioner(partitions: options.partitions)
         let partitions = histories.stores.enumerated().map { index, history in
             ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
                             fragments: fragments)
