@@ -64,15 +64,17 @@ public enum ReplayJob {
         defer { reader.stop() }
 
         // History beyond each user's newest inputs lives on disk, as in the service. Its database is
-        // opened, and later the geofences' JSON encoded, by a thread of their own while the geofences
-        // and the commands load.
+        // opened by a thread of its own, and the geofences file decoded and then the geofences' JSON
+        // encoded by another, while the calling thread indexes the geofences and loads the commands.
         let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
         try makeDirectory(historyDirectory)
+        let opener = SerialJobThread(name: "tripstream-replay-history")
+        defer { opener.stop() }
         let setup = SerialJobThread(name: "tripstream-replay-setup")
         defer { setup.stop() }
         var openedHistories: ReplayHistoryStores?
         var encodedFragments: GeofenceFragments?
-        try setup.submit {
+        try opener.submit {
             openedHistories = try ReplayHistoryStores(partitions: options.partitions, at: historyDirectory + "/history")
         }
 
@@ -83,7 +85,8 @@ public enum ReplayJob {
         var commands: [PendingCommand] = []
         do {
             var loaderOutput = OutputBatch(newlineSeparated: true)
-            geofences = try loadGeofences(options.geofencesPath, processor: &loader, output: &loaderOutput)
+            geofences = try GeofenceFileLoad.load(options.geofencesPath, processor: &loader, output: &loaderOutput,
+                                                  decodingOn: setup)
             // The table never changes: its geofences' JSON is encoded once and shared by the partitions.
             try setup.submit { encodedFragments = GeofenceFragments(encodingAll: geofences) }
             if let commandsPath = options.commandsPath {
@@ -100,8 +103,10 @@ public enum ReplayJob {
             }
             try write(&loaderOutput)
             try setup.wait()
+            try opener.wait()
         } catch {
             try? setup.wait()
+            try? opener.wait()
             openedHistories?.remove()
             rmdir(historyDirectory)
             throw error
@@ -240,16 +245,24 @@ public enum ReplayJob {
         let reader = try LineReader(path: path)
         var batch = LineBatch()
         while try reader.nextBatch(into: &batch) {
-            var skipped = batch.linesTooLong[...]
-            for line in batch {
-                while let long = skipped.first, long.lineNumber < line.number {
-                    rejectLong(long, topic: topic, processor: &processor, output: &output)
-                    skipped = skipped.dropFirst()
-                }
-                body(line.number, line.bytes, &processor, &output)
-            }
-            for long in skipped { rejectLong(long, topic: topic, processor: &processor, output: &output) }
+            forEachLine(of: batch, topic: topic, processor: &processor, output: &output, body)
         }
+    }
+
+    /// `body` for every line of `batch` in order, each line too long dead-lettered at its place.
+    static func forEachLine(
+        of batch: LineBatch, topic: String, processor: inout InputProcessor, output: inout OutputBatch,
+        _ body: (Int, UnsafeRawBufferPointer, inout InputProcessor, inout OutputBatch) -> Void
+    ) {
+        var skipped = batch.linesTooLong[...]
+        for line in batch {
+            while let long = skipped.first, long.lineNumber < line.number {
+                rejectLong(long, topic: topic, processor: &processor, output: &output)
+                skipped = skipped.dropFirst()
+            }
+            body(line.number, line.bytes, &processor, &output)
+        }
+        for long in skipped { rejectLong(long, topic: topic, processor: &processor, output: &output) }
     }
 
     static func rejectLong(_ long: LineTooLong, topic: String, processor: inout InputProcessor,
