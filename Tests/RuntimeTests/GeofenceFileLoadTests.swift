@@ -40,9 +40,19 @@ import Testing
     {
         var processor = InputProcessor(settings: FoldSettings())
         var output = OutputBatch(newlineSeparated: true)
-        let table = try thread.map {
-            try GeofenceFileLoad.load(path, processor: &processor, output: &output, decodingOn: $0)
-        } ?? ReplayJob.loadGeofences(path, processor: &processor, output: &output)
+        var table = GeofenceTable()
+        if let thread {
+            table = try GeofenceFileLoad.load(path, processor: &processor, output: &output, decodingOn: thread)
+        } else {
+            // The reference: every line decoded and applied in turn, on this thread.
+            try ReplayJob.forEachRecord(path, topic: ReplayJob.geofencesTopic, processor: &processor, output: &output) {
+                line, bytes, processor, output in
+                processor.processGeofence(key: nil, value: bytes,
+                                          source: RecordSource(topic: ReplayJob.geofencesTopic, partition: 0,
+                                                               offset: Int64(line)),
+                                          geofences: &table, processingTime: nil, into: &output)
+            }
+        }
         return (table, processor.counters, output.deadLetters.values)
     }
 

@@ -19,7 +19,10 @@ import Testing
         let histories = try ReplayHistoryStores(partitions: 5, at: directory + "/history")
         #expect(histories.stores.count == 5)
         #expect(histories.stores.allSatisfy { $0.database === histories.database })
+        histories.stores[3].close()  // a store's close leaves the shared database open for the others
+        histories.stores[0].replace("u1", removing: [], adding: [RocksHistoryStoreTests.segment(1_000)])
         try histories.stores[0].commit()
+        #expect(histories.stores[0].segments(of: "u1", from: .min).map(\.firstTime) == [1_000])
         #expect(FileManager.default.fileExists(atPath: directory + "/history/CURRENT"))
         histories.remove()
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)

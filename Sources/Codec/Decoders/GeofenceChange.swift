@@ -7,3 +7,13 @@ public enum GeofenceChange: Sendable {
     /// Remove the geofence (a null or empty value: a tombstone).
     case delete(GeofenceID, tag: String, externalId: String)
 }
+
+extension GeofenceTable {
+    /// Upserts or removes the geofence `change` names.
+    public mutating func apply(_ change: GeofenceChange) {
+        switch change {
+        case let .upsert(geofence): upsert(geofence)
+        case let .delete(id, _, _): remove(id)
+        }
+    }
+}

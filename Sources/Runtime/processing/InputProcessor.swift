@@ -175,10 +175,10 @@ public struct InputProcessor: Sendable {
                                          geofences: inout GeofenceTable, processingTime: UnixMillis?,
                                          into output: inout OutputBatch)
     {
-        switch decodeGeofence(key: key, value: value, source: source, processingTime: processingTime, into: &output) {
-        case let .upsert(geofence)?: geofences.upsert(geofence)
-        case let .delete(id, _, _)?: geofences.remove(id)
-        case nil: break
+        if let change = decodeGeofence(key: key, value: value, source: source, processingTime: processingTime,
+                                       into: &output)
+        {
+            geofences.apply(change)
         }
     }
 

@@ -6,8 +6,8 @@ import LZ4IO
 /// the calling thread, which indexes them. Decoding was about 40% of a load (35–50 ms for a dense
 /// city's 10,000 geofences, half a second for 100,000), all of it before a replay's first fix.
 ///
-/// The table, the dead letters and the counters are those of `ReplayJob.loadGeofences` on one thread:
-/// lines are decoded, and their changes applied, in file order.
+/// The table, the dead letters and the counters are those of a load on one thread
+/// (`InputProcessor.processGeofence` per line): lines are decoded, and their changes applied, in file order.
 final class GeofenceFileLoad: @unchecked Sendable {
     // Safe: `reader`, `batch`, `decoded`, `hasLines`, `processor` and `output` are touched by the decode
     // thread only in the job `decodeNext` submits, and by the calling thread only after the `wait`
@@ -31,8 +31,8 @@ final class GeofenceFileLoad: @unchecked Sendable {
     /// waits for, is short, and that a city's file of a few megabytes is still several batches.
     static let chunkSize = 256 << 10
 
-    /// The table of the geofences file at `path`, as `ReplayJob.loadGeofences` builds it, its lines
-    /// decoded by jobs on `decoder` (which must have none in flight that touches `processor` or `output`).
+    /// The table of the geofences file at `path`, its lines decoded by jobs on `decoder` (which must
+    /// have none in flight that touches `processor` or `output`).
     static func load(_ path: String, processor: inout InputProcessor, output: inout OutputBatch,
                      decodingOn decoder: SerialJobThread) throws -> GeofenceTable
     {
@@ -52,22 +52,18 @@ final class GeofenceFileLoad: @unchecked Sendable {
                 guard load.hasLines else { break }
                 swap(&applying, &load.decoded)
                 try load.decodeNext()
-                for change in applying {
-                    switch change {
-                    case let .upsert(geofence): geofences.upsert(geofence)
-                    case let .delete(id, _, _): geofences.remove(id)
-                    }
-                }
+                for change in applying { geofences.apply(change) }
+                // Emptied here, it goes back to the decode thread at the next swap.
                 applying.removeAll(keepingCapacity: true)
             }
         }
         return geofences
     }
 
-    /// Starts decoding the next batch of lines into `decoded` on the decode thread.
+    /// Starts decoding the next batch of lines into `decoded` (empty: swapped with the applied batch) on
+    /// the decode thread.
     private func decodeNext() throws {
         try decoder.submit { [self] in
-            decoded.removeAll(keepingCapacity: true)
             hasLines = try reader.nextBatch(into: &batch)
             guard hasLines else { return }
             ReplayJob.forEachLine(of: batch, topic: ReplayJob.geofencesTopic, processor: &processor, output: &output) {

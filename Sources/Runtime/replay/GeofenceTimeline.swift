@@ -83,10 +83,7 @@ struct GeofenceTimeline {
             guard next < changes.count, changes[next].timestamp <= timestamp else { return }  // per input
             table.loadingInBulk { table in
                 while next < changes.count, changes[next].timestamp <= timestamp {
-                    switch changes[next].change {
-                    case let .upsert(geofence): table.upsert(geofence)
-                    case let .delete(id, _, _): table.remove(id)
-                    }
+                    table.apply(changes[next].change)
                     next += 1
                 }
             }

@@ -222,19 +222,14 @@ public enum ReplayJob {
         }
     }
 
-    /// The table of a geofences file, its lines applied in order (bad ones dead-lettered by `processor`).
+    /// The table of a geofences file, its lines applied in order (bad ones dead-lettered by `processor`),
+    /// decoded on a thread of its own ahead of the indexing (`GeofenceFileLoad`).
     static func loadGeofences(_ path: String, processor: inout InputProcessor, output: inout OutputBatch) throws
         -> GeofenceTable
     {
-        var geofences = GeofenceTable()
-        try geofences.loadingInBulk { geofences in
-            try forEachRecord(path, topic: geofencesTopic, processor: &processor, output: &output) {
-                line, bytes, processor, output in
-                processor.processGeofence(key: nil, value: bytes, source: RecordSource(topic: geofencesTopic, partition: 0, offset: Int64(line)),
-                                          geofences: &geofences, processingTime: nil, into: &output)
-            }
-        }
-        return geofences
+        let decoder = SerialJobThread(name: "tripstream-geofence-decoder")
+        defer { decoder.stop() }
+        return try GeofenceFileLoad.load(path, processor: &processor, output: &output, decodingOn: decoder)
     }
 
     /// Reads every line of a small input file (geofences, commands) into `body`.

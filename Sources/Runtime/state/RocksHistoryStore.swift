@@ -22,6 +22,8 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
     /// Changes since the last `takeChanges`, for the state changelog (nil value: deleted).
     private var changes: [(key: [UInt8], value: [UInt8]?)] = []
     private let recordsChanges: Bool
+    /// Whether `close()` closes `database` (not for a store sharing another owner's database).
+    private let ownsDatabase: Bool
     /// The first error the database or a stored record gave, until `takeFailure`.
     private var failure: String?
     /// Segments that could not be decoded: skipped (the refold starts after the hole), counted and
@@ -37,6 +39,7 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
         if fresh { try RocksDatabase.destroy(path: directory) }
         database = try RocksDatabase(path: directory, tuning: tuning)
         self.recordsChanges = recordsChanges
+        ownsDatabase = true
         try database.scan(from: Self.parkedPrefix, below: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) { _, _ in
             mayHaveParkedUsers = true
             return false
@@ -45,13 +48,15 @@ public final class RocksHistoryStore: HistoryStore, @unchecked Sendable {
 
     /// A store in a fresh `database` that other stores share: their users must be others than this
     /// one's (a user's keys hold only its id), as the partitions of one replay are. The database's
-    /// owner closes it; `close()` here would close it for every store.
+    /// owner closes it: `close()` here leaves it open for the others.
     init(sharing database: RocksDatabase, recordsChanges: Bool) {
         self.database = database
         self.recordsChanges = recordsChanges
+        ownsDatabase = false
     }
 
-    public func close() { database.close() }
+    /// Closes the database, if this store opened it.
+    public func close() { if ownsDatabase { database.close() } }
 
     // MARK: - HistoryStore
 
