@@ -85,6 +85,32 @@ struct InPlaceEncodingTests {
         }
     }
 
+    /// The size bound holds for the worst a plan can be: every character of its strings written as
+    /// `\u00XX`, legs with ids, tags and metadata, the current leg's id written twice. Fails if the
+    /// plan's text extent misses a string or the bound forgets `currentLegId`.
+    @Test func theBoundCoversAFullyEscapedMultiLegPlan() {
+        let control = String(repeating: "\u{1}", count: 300)
+        let legs = (0..<4).map { n in
+            TripLeg(id: String(repeating: "\u{2}", count: 1_000) + "\(n)", destinationGeofenceTag: control,
+                    destinationGeofenceExternalId: control,
+                    stopDuration: 0, metadata: RawJSON(#"{"note":"\#(n)"}"#), status: n == 0 ? .completed : .pending)
+        }
+        let plan = TripPlan(
+            externalId: control, destinationGeofenceTag: control, destinationGeofenceExternalId: control,
+            destinationCoordinates: nil, destinationRadius: 50, mode: .truck, approachingThreshold: 3,
+            scheduledArrivalAt: nil, metadata: RawJSON(#"{"a":1}"#), legs: legs)
+        #expect(plan.textExtent.strings == 4 + 4 * 3)
+        #expect(plan.textExtent.jsonBytes == 7 + 4 * 12)
+        let trip = TripSnapshot(plan: plan, status: .started, startedAt: Fixtures.t0,
+                                eta: Eta(durationSeconds: 600, distanceMeters: 9_000))
+        let event = Fixtures.event(.updatedTrip, 1, geofence: nil, trip: trip)
+        var bytes: [UInt8] = []
+        EventEncoder.encode(event, actualCreatedAt: Fixtures.processedAt, into: &bytes)
+        #expect(bytes.count > 6 * (5_000 + 8 * 300))  // the strings really are escaped
+        #expect(bytes.count <= JSONWriter.maxEventBytes(event))
+        expectSameBytes(event, at: Fixtures.processedAt)
+    }
+
     /// Geofence JSON from `GeofenceFragments` is what encoding it per event writes, also after an
     /// upsert replaced a geofence by a new object with the same id, and after the cache empties.
     @Test func geofenceFragmentsWriteTheSameBytes() {

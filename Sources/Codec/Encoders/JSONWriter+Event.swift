@@ -132,14 +132,13 @@ extension JSONWriter {
             &+ maxBytes(plan.destinationGeofenceTag) &+ maxBytes(plan.destinationGeofenceExternalId)
     }
 
+    /// From the plan's text extent, measured when it was made: every string at its most escaped, the
+    /// current leg's id once more (`currentLegId`), and each leg's fixed part.
+    @inline(__always)
     private static func maxPlanBytes(_ plan: TripPlan) -> Int {
-        var n = maxBytes(plan.externalId) &+ maxBytes(plan.mode.name) &+ maxBytes(plan.destinationGeofenceTag)
-            &+ maxBytes(plan.destinationGeofenceExternalId) &+ maxBytes(plan.metadata)
-        for leg in plan.legs {
-            // Twice the id: once in the leg, once as currentLegId.
-            n &+= legFixedBytes &+ 2 &* maxBytes(leg.id) &+ maxBytes(leg.destinationGeofenceTag)
-                &+ maxBytes(leg.destinationGeofenceExternalId) &+ maxBytes(leg.metadata)
-        }
+        let text = plan.textExtent
+        var n = text.stringBytes &* 6 &+ text.strings &* 2 &+ text.jsonBytes &+ plan.legs.count &* legFixedBytes
+        if let current = plan.currentLegIndex { n &+= maxBytes(plan.legs[current].id) }
         return n
     }
 

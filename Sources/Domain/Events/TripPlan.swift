@@ -22,6 +22,26 @@ public final class TripPlan: Sendable, Equatable {
     public let currentLegIndex: Int?
     /// The destination geofence's id, when the destination is a geofence (hashed once, here).
     public let destinationGeofenceID: GeofenceID?
+    /// What of the plan varies in length, measured once: an encoder sizes its buffer from it on
+    /// every event of the trip (one per fix), where walking the legs' strings each time cost more
+    /// than the trip's part of the encoding.
+    public let textExtent: TextExtent
+
+    /// The UTF-8 bytes and the number of a plan's strings (the mode's name and the legs' strings
+    /// included, each once) and the bytes of its metadata, the legs' included.
+    public struct TextExtent: Sendable, Equatable {
+        public var stringBytes = 0
+        public var strings = 0
+        public var jsonBytes = 0
+
+        mutating func add(_ string: String?) {
+            guard let string else { return }
+            stringBytes &+= string.utf8.count
+            strings &+= 1
+        }
+
+        mutating func add(_ json: RawJSON?) { jsonBytes &+= json?.bytes.count ?? 0 }
+    }
 
     public init(
         externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
@@ -47,6 +67,19 @@ public final class TripPlan: Sendable, Equatable {
         } else {
             destinationGeofenceID = nil
         }
+        var extent = TextExtent()
+        extent.add(externalId)
+        extent.add(mode.name)
+        extent.add(destinationGeofenceTag)
+        extent.add(destinationGeofenceExternalId)
+        extent.add(metadata)
+        for leg in legs {
+            extent.add(leg.id)
+            extent.add(leg.destinationGeofenceTag)
+            extent.add(leg.destinationGeofenceExternalId)
+            extent.add(leg.metadata)
+        }
+        textExtent = extent
     }
 
     public var currentLeg: TripLeg? { currentLegIndex.map { legs[$0] } }

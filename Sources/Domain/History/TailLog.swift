@@ -41,31 +41,37 @@ struct TailLog: Sendable {
         if attachment != nil { flags |= 2 }
         if input.accuracyDecimeters != .max { flags |= 4 }
         if input.speedCentimeters != .max { flags |= 8 }
-        bytes.append(flags)
-        if count == 0 {
-            firstTime = input.time
-            Self.varint(UInt64(bitPattern: input.time), into: &bytes)
-        } else {
-            Self.varint(UInt64(input.time - lastTime), into: &bytes)
-        }
-        Self.varint(Self.zigzag(Int64(input.position.latitudeE7) - Int64(lastLatitude)), into: &bytes)
-        Self.varint(Self.zigzag(Int64(input.position.longitudeE7) - Int64(lastLongitude)), into: &bytes)
-        if flags & 4 != 0 { Self.varint(UInt64(input.accuracyDecimeters), into: &bytes) }
-        if flags & 8 != 0 { Self.varint(UInt64(input.speedCentimeters), into: &bytes) }
-        if flags & 2 != 0 {
-            // Consecutive fixes usually share one extras object: kept once, referenced again.
-            if attachment == lastAttachment {
-                Self.varint(UInt64(attachments.count - 1), into: &bytes)
+        let repeatsAttachment = attachment != nil && attachment == lastAttachment
+        // Written on the stack and appended at once: an append per byte checked the array's
+        // capacity and uniqueness eleven times a fix.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxRecordBytes) { record in
+            record[0] = flags
+            var at = 1
+            if count == 0 {
+                Self.varint(UInt64(bitPattern: input.time), into: record, at: &at)
             } else {
-                Self.varint(UInt64(attachments.count), into: &bytes)
-                keepAttachment(of: input)
+                Self.varint(UInt64(input.time - lastTime), into: record, at: &at)
             }
+            Self.varint(Self.zigzag(Int64(input.position.latitudeE7) - Int64(lastLatitude)), into: record, at: &at)
+            Self.varint(Self.zigzag(Int64(input.position.longitudeE7) - Int64(lastLongitude)), into: record, at: &at)
+            if flags & 4 != 0 { Self.varint(UInt64(input.accuracyDecimeters), into: record, at: &at) }
+            if flags & 8 != 0 { Self.varint(UInt64(input.speedCentimeters), into: record, at: &at) }
+            // Consecutive fixes usually share one extras object: kept once, referenced again.
+            if flags & 2 != 0 {
+                Self.varint(UInt64(repeatsAttachment ? attachments.count - 1 : attachments.count), into: record, at: &at)
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: record[0..<at]))
         }
+        if count == 0 { firstTime = input.time }
+        if flags & 2 != 0, !repeatsAttachment { keepAttachment(of: input) }
         lastTime = input.time
         lastLatitude = input.position.latitudeE7
         lastLongitude = input.position.longitudeE7
         count += 1
     }
+
+    /// The most bytes one input takes: its flags and at most six varints of up to 10 bytes.
+    private static let maxRecordBytes = 64
 
     /// Out of line: inlined, the copy of the attachment it needs is hoisted to the top of `append`,
     /// a retain and a release of the user's extras on every fix that repeats them.
@@ -210,13 +216,15 @@ struct TailLog: Sendable {
 
     // MARK: - Varints
 
-    @inline(__always) static func varint(_ value: UInt64, into bytes: inout [UInt8]) {
+    @inline(__always) static func varint(_ value: UInt64, into record: UnsafeMutableBufferPointer<UInt8>, at: inout Int) {
         var value = value
         while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            record[at] = UInt8(truncatingIfNeeded: value) | 0x80
+            at += 1
             value >>= 7
         }
-        bytes.append(UInt8(value))
+        record[at] = UInt8(value)
+        at += 1
     }
 
     @inline(__always) static func readVarint(_ bytes: [UInt8], _ offset: inout Int) -> UInt64 {
