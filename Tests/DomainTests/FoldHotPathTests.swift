@@ -109,4 +109,35 @@ import Testing
             #expect(events.first?.userId == "u1")
         }
     }
+
+    /// A `user.updated_trip` event's `_id` is the stable hash of user, type, trip, ordinal, time and source,
+    /// though the fold hashes the first four once a trip (`TripBox.updatedTripHasher`): for every
+    /// fix of two trips of one user, the second with the first's externalId, and for a second user
+    /// on a trip of that name. Fails if the kept hash outlives its trip or skips a part.
+    @Test func updatedTripIdsHashUserTripOrdinalAndTime() {
+        var h = Harness([World.circle("store", "g1", at: Self.o, radius: 100)])
+        func expectedID(_ user: String, ordinal: UInt64, at seconds: Int64) -> EventID {
+            var expected = StableHasher()
+            expected.combine(user)
+            expected.combine(EventType.updatedTrip.rawValue)
+            expected.combine("t1")
+            expected.combine(ordinal)
+            expected.combine(World.t0 + seconds * 1000)
+            expected.combine(UInt8(0))  // from a fix (1: from an update command)
+            return EventID(hashing: expected)
+        }
+        var expected: [EventID] = []
+        for (user, ordinal, start) in [("u1", UInt64(1), Int64(0)), ("u1", 2, 200), ("u2", 1, 0)] {
+            h.send(World.start(user, at: start))
+            for step in 1...4 {
+                let at = start + Int64(step) * 15
+                h.send(World.fix(user, at: at, World.offset(Self.o, north: 3_000 - Double(step) * 150, east: 0)))
+                expected.append(expectedID(user, ordinal: ordinal, at: at))
+            }
+            h.send(World.command(.complete, user, at: start + 100))
+        }
+        let ids = h.events(.updatedTrip).map(\.id)
+        #expect(ids.count == expected.count)
+        #expect(Set(ids) == Set(expected))
+    }
 }

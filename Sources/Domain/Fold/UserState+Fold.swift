@@ -88,7 +88,17 @@ extension UserState {
         var hasher = context.userIdHasher
         hasher.combine(type.rawValue)
         id(&hasher)
-        return Event(
+        return makeEvent(type, at: time, context: context, geofence: geofence, confidence: confidence,
+                         durationSeconds: durationSeconds, exitReason: exitReason, trip: trip, hashed: hasher)
+    }
+
+    /// The same with the `_id`'s hasher given whole (the user and the type included).
+    @inline(__always)
+    func makeEvent(_ type: EventType, at time: UnixMillis, context: FoldContext, geofence: Geofence? = nil,
+                   confidence: EventConfidence? = nil, durationSeconds: Int32? = nil, exitReason: ExitReason? = nil,
+                   trip: TripSnapshot? = nil, hashed hasher: StableHasher) -> Event
+    {
+        Event(
             id: EventID(hashing: hasher), type: type, userId: context.userId, createdAt: time, replayed: context.replayed,
             late: false, revision: .original, location: location, locationAccuracy: accuracy, deviceId: deviceId,
             userMetadata: metadata, geofence: geofence, durationSeconds: durationSeconds, confidence: confidence,

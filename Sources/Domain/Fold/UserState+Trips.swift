@@ -333,6 +333,13 @@ extension UserState {
                    durationSeconds: Int32? = nil, extra: (inout StableHasher) -> Void = { _ in }) -> Event
     {
         guard let box = tripBoxForReading else { preconditionFailure("trip events need a trip") }
+        if type == .updatedTrip {  // one a fix: its hasher up to the time is the trip's, kept in the box
+            var hasher = box.updatedTripHasher(userIdHasher: context.userIdHasher)
+            hasher.combine(time)
+            extra(&hasher)
+            return makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds,
+                             trip: box.value.snapshot, hashed: hasher)
+        }
         // The snapshot given to `makeEvent`, not set on the event it returns: that would copy the event.
         return makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds,
                          trip: box.value.snapshot) {

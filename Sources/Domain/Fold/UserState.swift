@@ -135,9 +135,30 @@ extension UserState {
 
 /// Holder of a user's trip; see `UserState.trip`.
 final class TripBox: @unchecked Sendable {
-    // Safe: only mutated through `UserState.trip`'s modify accessor after a uniqueness check.
+    // Safe: `value` is only mutated through `UserState.trip`'s modify accessor after a uniqueness
+    // check; `updatedTripSeed` is derived from it and the user, and a user is folded on one thread.
     var value: TripProgress
     init(_ value: TripProgress) { self.value = value }
+
+    /// The `_id` hasher of the trip's `user.updated_trip` events before their time: the user, the
+    /// type, the externalId and the ordinal, hashed once a trip rather than once a fix. Derived, so
+    /// never persisted nor compared; keyed by what it hashed, so a box copied or changed stays right.
+    private var updatedTripSeed: (user: UInt64, ordinal: UInt32, externalId: String, hasher: StableHasher)?
+
+    func updatedTripHasher(userIdHasher: StableHasher) -> StableHasher {
+        let externalId = value.snapshot.plan.externalId
+        if let seed = updatedTripSeed, seed.user == userIdHasher.fnv1a, seed.ordinal == value.ordinal,
+            seed.externalId == externalId
+        {
+            return seed.hasher
+        }
+        var hasher = userIdHasher
+        hasher.combine(EventType.updatedTrip.rawValue)
+        hasher.combine(externalId)
+        hasher.combine(UInt64(value.ordinal))
+        updatedTripSeed = (userIdHasher.fnv1a, value.ordinal, externalId, hasher)
+        return hasher
+    }
 
     /// An instance's bytes: the object header, then `value` (what a prefetch loads; a wrong size costs speed only).
     static let instanceBytes = 16 + MemoryLayout<TripProgress>.size
