@@ -215,7 +215,7 @@ public struct PartitionFold: Sendable {
     }
 
     private mutating func fireDueTimers(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
-        while let due = timers.nextDue, due <= streamTime, let entry = timers.pop() {
+        while let entry = timers.popDue(upTo: streamTime) {
             if timelines[entry.slot].hasPending {
                 // Place the queued inputs first: they may move or cancel this timer.
                 settle(entry.slot, geofences: geofences, processingTime: processingTime, events: &events)
