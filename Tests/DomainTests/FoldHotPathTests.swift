@@ -111,7 +111,8 @@ import Testing
     }
 
     /// A `user.updated_trip` event's `_id` is the stable hash of user, type, trip, ordinal, time and source,
-    /// though the fold hashes the first four once a trip (`TripBox.updatedTripHasher`): for every
+    /// and a `user.started_trip`'s of user, type, trip and ordinal, though the fold hashes those once a
+    /// trip and type (`TripBox.idHasher`): for every
     /// fix of two trips of one user, the second with the first's externalId, and for a second user
     /// on a trip of that name. Fails if the kept hash outlives its trip or skips a part.
     @Test func updatedTripIdsHashUserTripOrdinalAndTime() {
@@ -126,9 +127,19 @@ import Testing
             expected.combine(UInt8(0))  // from a fix (1: from an update command)
             return EventID(hashing: expected)
         }
+        func startedID(_ user: String, ordinal: UInt64) -> EventID {
+            var expected = StableHasher()
+            expected.combine(user)
+            expected.combine(EventType.startedTrip.rawValue)
+            expected.combine("t1")
+            expected.combine(ordinal)
+            return EventID(hashing: expected)
+        }
         var expected: [EventID] = []
+        var expectedStarts: [EventID] = []
         for (user, ordinal, start) in [("u1", UInt64(1), Int64(0)), ("u1", 2, 200), ("u2", 1, 0)] {
             h.send(World.start(user, at: start))
+            expectedStarts.append(startedID(user, ordinal: ordinal))
             for step in 1...4 {
                 let at = start + Int64(step) * 15
                 h.send(World.fix(user, at: at, World.offset(Self.o, north: 3_000 - Double(step) * 150, east: 0)))
@@ -139,5 +150,6 @@ import Testing
         let ids = h.events(.updatedTrip).map(\.id)
         #expect(ids.count == expected.count)
         #expect(Set(ids) == Set(expected))
+        #expect(h.events(.startedTrip).map(\.id) == expectedStarts)
     }
 }

@@ -333,22 +333,11 @@ extension UserState {
                    durationSeconds: Int32? = nil, extra: (inout StableHasher) -> Void = { _ in }) -> Event
     {
         guard let box = tripBoxForReading else { preconditionFailure("trip events need a trip") }
-        if type == .updatedTrip {  // one a fix: its hasher up to the time is the trip's, kept in the box
-            var hasher = box.updatedTripHasher(userIdHasher: context.userIdHasher)
-            hasher.combine(time)
-            extra(&hasher)
-            return makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds,
-                             trip: box.value.snapshot, hashed: hasher)
-        }
+        var hasher = box.idHasher(for: type, userIdHasher: context.userIdHasher)
+        if type == .updatedTrip { hasher.combine(time) }
+        extra(&hasher)
         // The snapshot given to `makeEvent`, not set on the event it returns: that would copy the event.
         return makeEvent(type, at: time, context: context, geofence: geofence, durationSeconds: durationSeconds,
-                         trip: box.value.snapshot) {
-            $0.combine(box.value.snapshot.plan.externalId)
-            $0.combine(UInt64(box.value.ordinal))
-            if type == .updatedTrip { $0.combine(time) }
-            // Approaching and arrival (…) happen once per leg: the leg names them (not on trips without legs).
-            if type != .updatedTrip, let leg = box.value.snapshot.plan.currentLeg { $0.combine(leg.id) }
-            extra(&$0)
-        }
+                         trip: box.value.snapshot, hashed: hasher)
     }
 }

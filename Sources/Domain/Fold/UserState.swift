@@ -136,29 +136,47 @@ extension UserState {
 /// Holder of a user's trip; see `UserState.trip`.
 final class TripBox: @unchecked Sendable {
     // Safe: `value` is only mutated through `UserState.trip`'s modify accessor after a uniqueness
-    // check; `updatedTripSeed` is derived from it and the user, and a user is folded on one thread.
+    // check; the kept `_id` hashers are derived from it and the user, and a user is folded on one thread.
     var value: TripProgress
     init(_ value: TripProgress) { self.value = value }
 
-    /// The `_id` hasher of the trip's `user.updated_trip` events before their time: the user, the
-    /// type, the externalId and the ordinal, hashed once a trip rather than once a fix. Derived, so
-    /// never persisted nor compared; keyed by what it hashed, so a box copied or changed stays right.
-    private var updatedTripSeed: (user: UInt64, ordinal: UInt32, externalId: String, hasher: StableHasher)?
-
-    func updatedTripHasher(userIdHasher: StableHasher) -> StableHasher {
-        let externalId = value.snapshot.plan.externalId
-        if let seed = updatedTripSeed, seed.user == userIdHasher.fnv1a, seed.ordinal == value.ordinal,
-            seed.externalId == externalId
+    /// The `_id` hasher of the trip's events of `type` before what names one event: the user, the
+    /// type, the externalId, the ordinal and (but for `user.updated_trip`) the current leg's id,
+    /// hashed once a trip rather than once an event (an updated_trip each fix; an
+    /// arrived_at_wrong_trip_destination each store entered in a city of stores). Derived, so never
+    /// persisted nor compared; keyed by what it hashed, so a box copied or changed stays right.
+    func idHasher(for type: EventType, userIdHasher: StableHasher) -> StableHasher {
+        let plan = value.snapshot.plan
+        let legId = type == .updatedTrip ? nil : plan.currentLeg?.id
+        let kept = type == .updatedTrip ? updatedTripSeed : otherSeed
+        if let kept, kept.type == type, kept.user == userIdHasher.fnv1a, kept.ordinal == value.ordinal,
+            kept.externalId == plan.externalId, kept.legId == legId
         {
-            return seed.hasher
+            return kept.hasher
         }
         var hasher = userIdHasher
-        hasher.combine(EventType.updatedTrip.rawValue)
-        hasher.combine(externalId)
+        hasher.combine(type.rawValue)
+        hasher.combine(plan.externalId)
         hasher.combine(UInt64(value.ordinal))
-        updatedTripSeed = (userIdHasher.fnv1a, value.ordinal, externalId, hasher)
+        if let legId { hasher.combine(legId) }
+        let seed = IDSeed(type: type, user: userIdHasher.fnv1a, ordinal: value.ordinal, externalId: plan.externalId,
+                          legId: legId, hasher: hasher)
+        if type == .updatedTrip { updatedTripSeed = seed } else { otherSeed = seed }
         return hasher
     }
+
+    private struct IDSeed {
+        var type: EventType
+        var user: UInt64
+        var ordinal: UInt32
+        var externalId: String
+        var legId: String?
+        var hasher: StableHasher
+    }
+
+    /// The kept hashers: updated_trip's, and the last other type's.
+    private var updatedTripSeed: IDSeed?
+    private var otherSeed: IDSeed?
 
     /// An instance's bytes: the object header, then `value` (what a prefetch loads; a wrong size costs speed only).
     static let instanceBytes = 16 + MemoryLayout<TripProgress>.size
