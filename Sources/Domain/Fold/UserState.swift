@@ -144,39 +144,46 @@ final class TripBox: @unchecked Sendable {
     /// type, the externalId, the ordinal and (but for `user.updated_trip`) the current leg's id,
     /// hashed once a trip rather than once an event (an updated_trip each fix; an
     /// arrived_at_wrong_trip_destination each store entered in a city of stores). Derived, so never
-    /// persisted nor compared; keyed by what it hashed, so a box copied or changed stays right.
+    /// persisted nor compared; keyed by what it hashed (the plan names the externalId and the leg),
+    /// so a box copied or changed stays right.
     func idHasher(for type: EventType, userIdHasher: StableHasher) -> StableHasher {
-        let plan = value.snapshot.plan
-        let legId = type == .updatedTrip ? nil : plan.currentLeg?.id
-        let kept = type == .updatedTrip ? updatedTripSeed : otherSeed
-        if let kept, kept.type == type, kept.user == userIdHasher.fnv1a, kept.ordinal == value.ordinal,
-            kept.externalId == plan.externalId, kept.legId == legId
+        let plan = ObjectIdentifier(value.snapshot.plan), user = userIdHasher.fnv1a, ordinal = value.ordinal
+        let isUpdate = type == .updatedTrip
+        // Plain values, compared without a retain; the plans kept beside them keep their identifiers unique.
+        if let kept = isUpdate ? updatedTripSeed : otherSeed, kept.type == type, kept.plan == plan,
+            kept.user == user, kept.ordinal == ordinal
         {
             return kept.hasher
         }
         var hasher = userIdHasher
         hasher.combine(type.rawValue)
-        hasher.combine(plan.externalId)
-        hasher.combine(UInt64(value.ordinal))
-        if let legId { hasher.combine(legId) }
-        let seed = IDSeed(type: type, user: userIdHasher.fnv1a, ordinal: value.ordinal, externalId: plan.externalId,
-                          legId: legId, hasher: hasher)
-        if type == .updatedTrip { updatedTripSeed = seed } else { otherSeed = seed }
+        hasher.combine(value.snapshot.plan.externalId)
+        hasher.combine(UInt64(ordinal))
+        if !isUpdate, let leg = value.snapshot.plan.currentLeg { hasher.combine(leg.id) }
+        let seed = IDSeed(type: type, plan: plan, user: user, ordinal: ordinal, hasher: hasher)
+        if isUpdate {
+            updatedTripSeed = seed
+            updatedTripSeedPlan = value.snapshot.plan
+        } else {
+            otherSeed = seed
+            otherSeedPlan = value.snapshot.plan
+        }
         return hasher
     }
 
     private struct IDSeed {
         var type: EventType
+        var plan: ObjectIdentifier
         var user: UInt64
         var ordinal: UInt32
-        var externalId: String
-        var legId: String?
         var hasher: StableHasher
     }
 
-    /// The kept hashers: updated_trip's, and the last other type's.
+    /// The kept hashers: updated_trip's, and the last other type's, with the plans they were hashed from.
     private var updatedTripSeed: IDSeed?
     private var otherSeed: IDSeed?
+    private var updatedTripSeedPlan: TripPlan?
+    private var otherSeedPlan: TripPlan?
 
     /// An instance's bytes: the object header, then `value` (what a prefetch loads; a wrong size costs speed only).
     static let instanceBytes = 16 + MemoryLayout<TripProgress>.size
