@@ -1,4 +1,5 @@
 @testable import Domain
+import Simulation
 import Testing
 
 /// `TimerQueue` against a plain model: each user's timer as last set, popped earliest first (ties in
@@ -7,31 +8,31 @@ import Testing
 @Suite struct TimerQueueTests {
     @Test(arguments: [1, 2, 3, 4, 5])
     func popsWhatTheLastSetsSayInOrder(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         var queue = TimerQueue()
         var model: [UnixMillis] = []
         var now: UnixMillis = 0
         var popped = 0
         for step in 0..<20_000 {
-            if step < 64 || random.below(200) == 0 {
+            if step < 64 || random.next() % 200 == 0 {
                 queue.addSlot()
                 model.append(.max)
             }
-            let slot = Int32(random.below(UInt64(model.count)))
-            switch random.below(10) {
+            let slot = Int32(random.next() % UInt64(model.count))
+            switch random.next() % 10 {
             case 0: // removed
                 queue.set(slot, due: .max)
                 model[Int(slot)] = .max
             case 1, 2: // moved earlier, maybe before others or to a tie
-                let due = now + UnixMillis(random.below(50))
+                let due = now + UnixMillis(random.next() % 50)
                 queue.set(slot, due: due)
                 model[Int(slot)] = due
             case 3 ... 7: // moved later, as a fix moves the signal-lost check
-                let due = max(model[Int(slot)] == .max ? now : model[Int(slot)], now) + UnixMillis(random.below(400))
+                let due = max(model[Int(slot)] == .max ? now : model[Int(slot)], now) + UnixMillis(random.next() % 400)
                 queue.set(slot, due: due)
                 model[Int(slot)] = due
             default: // stream time advances: everything due pops, earliest first
-                now += UnixMillis(random.below(120))
+                now += UnixMillis(random.next() % 120)
                 while let entry = queue.popDue(upTo: now) {
                     let expected = model.indices.filter { model[$0] <= now }
                         .min { (model[$0], $0) < (model[$1], $1) }
@@ -48,18 +49,4 @@ import Testing
         }
         #expect(popped > 1_000)
     }
-}
-
-/// A small deterministic generator (splitmix64) for the test's choices.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: UInt64) -> UInt64 { next() % bound }
 }

@@ -1,9 +1,10 @@
 import Codec
 
 /// Gathers records of one partition into the blocks a file replay would fold: a plain file of their lines, read
-/// by `LineReader` in chunks of `ReplayJob.fixesBlockBytes`, hands out each chunk's complete lines as a block, so a line belongs to the
-/// block of the chunk holding its newline (the first block has two chunks: the reader's format sniff reads one). Folding records in the same blocks settles late inputs at the same
-/// points, which makes a replay of records byte-identical to a replay of a file holding them.
+/// by `LineReader` in chunks of `ReplayJob.fixesBlockBytes`, hands out each chunk's complete lines as a block,
+/// so a line belongs to the block of the chunk holding its newline (the first block has two chunks: the
+/// reader's format sniff reads one). Folding records in the same blocks settles late inputs at the same points,
+/// which makes a replay of records byte-identical to a replay of a file holding them.
 final class LineBlockCutter {
     /// The chunk size a file replay reads its fixes in.
     static let chunkSize = ReplayJob.fixesBlockBytes

@@ -214,8 +214,10 @@ public enum ReplayJob {
     /// Bytes of fix lines per block (about 1,600 fixes). A block's outputs are held until the block is
     /// folded, and where a fix yields tens of events (a dense city at 100,000 geofences, 35 a fix) 1 MiB
     /// blocks held over a gigabyte of them, ever in fresh pages: 256 KiB blocks halved the memory and
-    /// the page faults and made that replay 23% faster, and the others no slower. Late inputs are
-    /// placed after each block, so it decides processing times, not what a consumer upserts.
+    /// the page faults and made that replay 23% faster, the sparse bench no slower; the dense city at
+    /// 10,000 may lose a few percent on 2 threads (more joins, fewer fixes per partition and block).
+    /// Late inputs are placed after each block, so it decides processing times, not what a consumer
+    /// upserts.
     static let fixesBlockBytes = 256 << 10
 
     /// Pieces of a block per fold thread: small enough that the threads done folding share the next
