@@ -120,6 +120,34 @@ import Testing
         #expect(h.fold.state(of: "u1")?.presences.isEmpty == true)
     }
 
+    /// A user inside many geofences stays in each while the fixes stay inside, and leaves only the
+    /// ones it moves out of, whether its presences come in geofence-id order (as the fold keeps them)
+    /// or, restored from a state written otherwise, in another order.
+    @Test(arguments: [false, true])
+    func presencesAreMatchedToTheGeofencesHoldingTheFixInAnyOrder(restoredReversed: Bool) {
+        let circles = (0..<12).map { World.circle("ring", "g\($0)", radius: 150 + 20 * Double($0)) }
+        var h = Harness(circles)
+        h.send(World.fix(at: 0, o, accuracy: 5))
+        #expect(h.events(.enteredGeofence).count == 12)
+        if restoredReversed {
+            var parts = h.fold.allTimelines()[0].parts
+            parts.current.presences.reverse()
+            #expect(parts.current.presences.map(\.geofenceID) != parts.current.presences.map(\.geofenceID).sorted())
+            h.fold.restore(parts, geofences: h.geofences)
+        }
+        // Still inside every circle, a few meters on: nothing to publish.
+        let before = h.published.count
+        h.send(World.fix(at: 30, World.offset(o, north: 20, east: 0), accuracy: 5))
+        #expect(h.published.count == before, "\(h.published.dropFirst(before).map(\.type))")
+        // 330 m north: out of the circles up to 230 m and their edge buffer, inside those of 330 m or more.
+        h.send(World.fix(at: 60, World.offset(o, north: 330, east: 0), accuracy: 5))
+        let exited = Set(h.events(.exitedGeofence).map { $0.geofence!.externalId })
+        #expect(exited.isSuperset(of: (0...4).map { "g\($0)" }))
+        #expect(exited.isDisjoint(with: (9..<12).map { "g\($0)" }))
+        #expect(h.events(.enteredGeofence).count == 12)
+        #expect(h.fold.state(of: "u1")?.presences.count == 12 - exited.count)
+    }
+
     @Test func gpsJumpIsFilteredAndCounted() {
         var h = Harness([World.circle("store", "far", at: World.offset(o, north: 11_000, east: 0))])
         h.send(World.fix(at: 0, o))

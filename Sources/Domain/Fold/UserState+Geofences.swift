@@ -57,29 +57,25 @@ extension UserState {
         holding: UnsafeMutableBufferPointer<Holding>, events: inout [Event]
     ) {
         let settings = context.settings
-        // By id, so that each presence finds its geofence by bisection: in a dense city a fix lies in
-        // tens of geofences, a user in as many, and a scan per presence was their product per fix.
+        // By id, as the presences are kept: each presence finds its geofence by walking both lists
+        // once. In a dense city a fix lies in tens of geofences and a user in as many: a scan per
+        // presence was their product per fix, and a bisection per presence a few mispredicted
+        // branches each.
         Self.sortByID(holding)
-        func held(_ id: GeofenceID) -> Int? {
-            var low = 0, high = holding.count
-            while low < high {
-                let middle = (low + high) / 2
-                if holding[middle].id < id { low = middle + 1 } else { high = middle }
-            }
-            return low < holding.count && holding[low].id == id ? low : nil
-        }
         // What the loop reads of the presences the fix is outside of, together before it reads them one by
         // one: the index's entry, and the geofence object an exit reports (about one per fix in a dense city).
         if presences.count > 1 {
-            for presence in presences where held(presence.geofenceID) == nil {
+            var cursor = HeldCursor()
+            for presence in presences where cursor.index(of: presence.geofenceID, in: holding) == nil {
                 context.geofences.prefetchShape(atSlot: presence.slotHint)
                 context.geofences.prefetchGeofence(atSlot: presence.slotHint)
             }
         }
+        var cursor = HeldCursor()
         var index = 0
         while index < presences.count {
             let presence = presences[index]
-            if let heldAt = held(presence.geofenceID) {
+            if let heldAt = cursor.index(of: presence.geofenceID, in: holding) {
                 let held = holding[heldAt]
                 // Enabled and in the table (the lookup reports nothing else): only the distance and,
                 // for a geofence with a scheduled end, that end decide.
@@ -202,6 +198,32 @@ extension UserState {
             if source.baseAddress != holding.baseAddress {
                 holding.baseAddress!.update(from: source.baseAddress!, count: count)
             }
+        }
+    }
+
+    /// Finds geofences in the holding list (sorted by id) for ids asked in ascending order, as the
+    /// presences are kept, by walking it forward once. An id below the one asked before (presences
+    /// out of order, which no path writes) is found by bisection instead, so the answer never
+    /// depends on that order.
+    private struct HeldCursor {
+        private var next = 0
+        private var lastAsked: GeofenceID?
+
+        /// The index in `holding` of geofence `id`, nil if the fix is not in it.
+        mutating func index(of id: GeofenceID, in holding: UnsafeMutableBufferPointer<Holding>) -> Int? {
+            if let lastAsked, id < lastAsked { return Self.bisect(id, in: holding) }
+            lastAsked = id
+            while next < holding.count, holding[next].id < id { next += 1 }
+            return next < holding.count && holding[next].id == id ? next : nil
+        }
+
+        static func bisect(_ id: GeofenceID, in holding: UnsafeMutableBufferPointer<Holding>) -> Int? {
+            var low = 0, high = holding.count
+            while low < high {
+                let middle = (low + high) / 2
+                if holding[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < holding.count && holding[low].id == id ? low : nil
         }
     }
 
