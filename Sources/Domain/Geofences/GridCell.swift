@@ -8,8 +8,8 @@
 /// all gathered before any is tested so that their misses overlap.
 ///
 /// Layout of `words`: the lists one after another, each ending at its `ends` value. A list of n
-/// geofences is n boxes, then their n entries, in insertion order (the order lookups report them
-/// in). A split cell has `SpatialGrid.subdivisions`² lists (row-major: latitude, then longitude),
+/// geofences is n boxes, then their n entries, in geofence-id order (the order lookups report them
+/// in, and the one the fold matches a user's presences in: it then has no list to sort). A split cell has `SpatialGrid.subdivisions`² lists (row-major: latitude, then longitude),
 /// each box clipped to its sub-cell in one word (`SubCellBox`, eight to a cache line), and a copy
 /// of a geofence in every sub-cell its box overlaps. A cell not split has one list (the others
 /// empty), of whole boxes in two words (`SpatialGrid.CellBox`): no copies where geofences are sparse.
@@ -77,21 +77,26 @@ struct GridCell: Sendable {
         return staging
     }
 
-    /// Packs `staging` (from `stage`, appended to since) into `words`, for lookups.
+    /// Packs `staging` (from `stage`, appended to since) into `words`, for lookups, each list in id order.
     mutating func seal(_ staging: Staged) {
         var packed: [UInt64] = []
         packed.reserveCapacity(staging.boxes.reduce(0) { $0 + $1.count } + staging.entries.reduce(0) { $0 + $1.count })
         var ends = InlineArray<16, UInt32>(repeating: 0)
+        let boxWords = lookup.boxWords, entryWords = SpatialGrid.Entry.words
         for list in 0..<Self.lists {
-            packed += staging.boxes[list]
-            packed += staging.entries[list]
+            let boxes = staging.boxes[list], entries = staging.entries[list]
+            // Ids are distinct within a list (a cell holds one box of a geofence): the order is total.
+            let byID = (0..<(entries.count / entryWords)).sorted { entries[$0 * entryWords] < entries[$1 * entryWords] }
+            for item in byID { packed += boxes[(item * boxWords)..<((item + 1) * boxWords)] }
+            for item in byID { packed += entries[(item * entryWords)..<((item + 1) * entryWords)] }
             ends[list] = UInt32(packed.count)
         }
         words = packed
         lookup.ends = ends
     }
 
-    /// Appends box words and an entry at the end of `list`.
+    /// Adds box words and an entry to `list` at the entry's place in id order (staged: at its end,
+    /// ordered by `seal`).
     private mutating func append(boxWords box: [UInt64], _ entry: SpatialGrid.Entry, to list: Int,
                                  staged: inout Staged?)
     {
@@ -101,14 +106,16 @@ struct GridCell: Sendable {
             staged!.entries[list] += [packed.0, packed.1, packed.2, packed.3]
             return
         }
-        let (_, count, entries) = lookup.bounds(list)
+        let (start, count, entries) = lookup.bounds(list)
         let needed = words.count + box.count + SpatialGrid.Entry.words
         if needed > words.capacity {
             // Exact while small: most cells of a sparse table hold one or two geofences.
             words.reserveCapacity(needed < 64 ? needed : max(needed, words.count * 2))
         }
-        words.insert(contentsOf: [packed.0, packed.1, packed.2, packed.3], at: entries + count * SpatialGrid.Entry.words)
-        words.insert(contentsOf: box, at: entries)
+        var place = count
+        while place > 0, words[entries + (place - 1) * SpatialGrid.Entry.words] > packed.0 { place -= 1 }
+        words.insert(contentsOf: [packed.0, packed.1, packed.2, packed.3], at: entries + place * SpatialGrid.Entry.words)
+        words.insert(contentsOf: box, at: start + place * box.count)
         shiftEnds(from: list, by: box.count + SpatialGrid.Entry.words)
     }
 
@@ -249,7 +256,7 @@ struct GridCell: Sendable {
 
 extension GridCell.Lookup {
     /// Calls `body` with the entries of the boxes holding `point`, which lies in this cell (lower
-    /// corner `origin`), in insertion order, `gathered` at most at a time.
+    /// corner `origin`), in geofence-id order, `gathered` at most at a time.
     @inline(__always)
     func forEachBatch(
         holding point: Coordinate, originLatE7: Int64, originLngE7: Int64,

@@ -297,8 +297,8 @@ public struct SpatialGrid: Sendable {
         return (Int(index), latCell * Self.cellSizeE7, lngCell * Self.cellSizeE7)
     }
 
-    /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell, and
-    /// the oversized ones.
+    /// Calls `body` with every slot whose bounding box holds `point`: those of the point's cell in
+    /// geofence-id order, then the oversized ones in insertion order.
     /// - Complexity: one hash probe plus a box test per geofence of the point's sub-cell.
     public func forEachCandidate(at point: Coordinate, _ body: (Int32) -> Void) {
         assert(!isBulk, "a lookup between beginBulk and endBulk")
