@@ -108,9 +108,11 @@ extension UserState {
 
     /// Starts loading the presences beyond the first (96 bytes each; a driver in a dense district is
     /// in several geofences, and the fold reads every presence). Ask once the presences' buffer
-    /// header is cached (`prefetchHeldObjects`): its count says how far to load.
+    /// header is cached (`prefetchHeldObjects`): its count says how far to load. Mutating only to be
+    /// reached in place: called on a timeline's state through its address, a non-mutating call
+    /// copied the whole state first, a retain and a release of each of its references per fix.
     @inline(__always)
-    func prefetchPresences() {
+    mutating func prefetchPresences() {
         let count = presences.count
         guard count > 1 else { return }
         // From the second: the lines `prefetchHeldObjects` loaded hold the header and the first.
