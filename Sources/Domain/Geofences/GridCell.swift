@@ -8,10 +8,11 @@
 /// all gathered before any is tested so that their misses overlap.
 ///
 /// Layout of `words`: the lists one after another, each ending at its `ends` value. A list of n
-/// geofences is n boxes, then their n entries, in geofence-id order (the order lookups report them
-/// in, and the one the fold matches a user's presences in: it then has no list to sort). A split cell has `SpatialGrid.subdivisions`² lists (row-major: latitude, then longitude),
-/// each box clipped to its sub-cell in one word (`SubCellBox`, eight to a cache line), and a copy
-/// of a geofence in every sub-cell its box overlaps. A cell not split has one list (the others
+/// geofences is n boxes, then their n entries, in geofence-id order: the order lookups report them
+/// in, and the one the fold matches a user's presences in, which then has no list to sort. A split
+/// cell has `SpatialGrid.subdivisions`² lists (row-major: latitude, then longitude), each box
+/// clipped to its sub-cell in one word (`SubCellBox`, eight to a cache line), and a copy of a
+/// geofence in every sub-cell its box overlaps. A cell not split has one list (the others
 /// empty), of whole boxes in two words (`SpatialGrid.CellBox`): no copies where geofences are sparse.
 struct GridCell: Sendable {
     static let lists = SpatialGrid.subdivisions * SpatialGrid.subdivisions
