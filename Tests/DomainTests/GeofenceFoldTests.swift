@@ -178,4 +178,23 @@ import Testing
         h.send(World.fix("b", at: 10, World.offset(World.center, north: -9_010, east: 4_000)))
         #expect(h.events(.enteredGeofence).map(\.userId) == ["a", "b"])
     }
+
+    /// A city-sized shape is listed apart from the grid's cells, so a lookup reports it after the
+    /// cell's geofences (which it lists in id order) whatever its id: entries still come in id
+    /// order, and a user inside all of them stays inside each.
+    @Test func aCitySizedShapeAmongSmallOnesIsEnteredInIdOrderAndKept() throws {
+        let small = (0..<16).map { World.circle("store", "s\($0)", radius: 200) }
+        // A city whose id sorts among the small ones' (ids are hashes): then the index's order is not id order.
+        let city = try #require(["all", "zone", "metro", "region", "district"].lazy.map {
+            Geofence(tag: "city", externalId: $0, shape: .circle(center: World.center, radius: 50_000))
+        }.first { city in small.contains { $0.id < city.id } && small.contains { $0.id > city.id } })
+        var h = Harness(small + [city])
+        h.send(World.fix(at: 0, World.center, accuracy: 5))
+        let entered = h.events(.enteredGeofence).map(\.geofence!.id)
+        #expect(entered.count == 17)
+        #expect(entered == entered.sorted())
+        h.send(World.fix(at: 30, World.offset(World.center, north: 10, east: 0), accuracy: 5))
+        #expect(h.published.count == 17, "\(h.published.dropFirst(17).map(\.type))")
+        #expect(h.fold.state(of: "u1")?.presences.count == 17)
+    }
 }

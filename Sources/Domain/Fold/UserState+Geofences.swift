@@ -166,12 +166,7 @@ extension UserState {
         guard count > 1 else { return }
         // Mostly sorted already: the index lists a cell's geofences in id order, and only a city-sized
         // shape (listed apart) comes after them.
-        var sorted = true
-        for index in 1..<count where holding[index].id < holding[index - 1].id {
-            sorted = false
-            break
-        }
-        if sorted { return }
+        if (1..<count).allSatisfy({ holding[$0 - 1].id < holding[$0].id }) { return }
         var start = 0
         while start < count {
             insertionSort(UnsafeMutableBufferPointer(rebasing: holding[start..<min(start + sortRun, count)]))

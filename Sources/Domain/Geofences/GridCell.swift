@@ -9,7 +9,7 @@
 ///
 /// Layout of `words`: the lists one after another, each ending at its `ends` value. A list of n
 /// geofences is n boxes, then their n entries, in geofence-id order: the order lookups report them
-/// in, and the one the fold matches a user's presences in, which then has no list to sort. A split
+/// in, and the one the fold matches a user's presences in, which then finds the list sorted. A split
 /// cell has `SpatialGrid.subdivisions`² lists (row-major: latitude, then longitude), each box
 /// clipped to its sub-cell in one word (`SubCellBox`, eight to a cache line), and a copy of a
 /// geofence in every sub-cell its box overlaps. A cell not split has one list (the others
