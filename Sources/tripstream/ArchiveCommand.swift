@@ -55,7 +55,7 @@ enum ArchiveCommand {
         guard options.idleClose > 0, options.maxFileAge > 0 else {
             throw CommandFailure("--idle-close and --max-file-age must be positive")
         }
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         let summary: ArchiveSummary
         do {
             let archiver = try Archiver(options: options, reader: try Archiver.makeReader(options),
@@ -65,7 +65,7 @@ enum ArchiveCommand {
             throw CommandFailure("\(error)")
         }
         guard !(try parsed.bool("quiet")) else { return }
-        let seconds = max(Terminal.monotonicSeconds() - started, 1e-9)
+        let seconds = max(WallClock.monotonic() - started, 1e-9)
         for folder in ["locations", "trip-commands", "geofences"] {
             Terminal.output(folder.padded(16) + (summary.records[folder] ?? 0).grouped + " records")
         }

@@ -26,7 +26,7 @@ enum SimulatePublisher {
         var counts = (geofences: 0, commands: 0, fixes: 0)
         var key: [UInt8] = [], value: [UInt8] = []
         var records = simulator.geofenceRecords
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         repeat {
             for record in records {
                 InputRecordEncoder.encode(record, key: &key, value: &value)
@@ -48,7 +48,7 @@ enum SimulatePublisher {
             if rate > 0 {
                 // Pace to the requested rate: sleep until the fixes sent so far are due.
                 let due = Double(counts.fixes) / rate
-                let ahead = due - (Terminal.monotonicSeconds() - started)
+                let ahead = due - (WallClock.monotonic() - started)
                 if ahead > 0 { Terminal.sleep(seconds: ahead) }
             }
             if !keepGoing(counts.fixes) { break }

@@ -96,18 +96,6 @@ public struct InputProcessor: Sendable {
         finish(result, key: key, value: value, source: source, now: now, into: &output)
     }
 
-    /// Decodes and folds one trip-command record.
-    public mutating func processCommand(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
-                                        geofences: GeofenceTable, processingTime: UnixMillis?,
-                                        into output: inout OutputBatch)
-    {
-        guard let command = decodeCommand(key: key, value: value, source: source, processingTime: processingTime,
-                                          into: &output)
-        else { return }
-        process(command, key: key, value: value, source: source, geofences: geofences,
-                processingTime: processingTime, into: &output)
-    }
-
     /// Decodes a trip-command record (`value` nil: a null value); a bad one becomes a dead letter and nil.
     public mutating func decodeCommand(key: [UInt8]?, value: UnsafeRawBufferPointer?, source: RecordSource,
                                        processingTime: UnixMillis?, into output: inout OutputBatch) -> TripCommand?

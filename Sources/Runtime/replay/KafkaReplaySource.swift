@@ -118,19 +118,19 @@ final class KafkaReplaySource: ReplayRecordSource {
         var heads: [TopicPartition: (offset: Int64, timestamp: Int64)] = [:]
         var waiting = Set(starts.keys)
         try reader.assign(starts.map { ($0.key, .offset($0.value)) })
-        var lastProgress = ReplayJob.monotonicSeconds()
+        var lastProgress = WallClock.monotonic()
         while !waiting.isEmpty {
             for record in try reader.poll(maxRecords: 1_000, timeout: .milliseconds(100)) {
                 let partition = TopicPartition(topic: record.topic, partition: record.partition)
                 guard waiting.contains(partition), record.offset >= starts[partition]! else { continue }
                 if record.offset < ends[partition]! { heads[partition] = (record.offset, record.timestamp) }
                 waiting.remove(partition)
-                lastProgress = ReplayJob.monotonicSeconds()
+                lastProgress = WallClock.monotonic()
             }
             // No record is coming for a partition whose position passed its end (transaction markers only).
             let positions = try reader.positions(Array(waiting))
             waiting = waiting.filter { (positions[$0] ?? -1) < ends[$0]! }
-            if ReplayJob.monotonicSeconds() - lastProgress > stallTimeout {
+            if WallClock.monotonic() - lastProgress > stallTimeout {
                 throw ReplayError("no records from \(waiting.map(\.description).sorted().joined(separator: ", ")) while searching timestamps")
             }
         }
@@ -181,7 +181,7 @@ final class KafkaReplaySource: ReplayRecordSource {
         guard !remaining.isEmpty else { return }
         try reader.assign(remaining.map { ($0.key, start) })
         defer { try? reader.unassign() }
-        var lastProgress = ReplayJob.monotonicSeconds()
+        var lastProgress = WallClock.monotonic()
         while !remaining.isEmpty {
             let records = try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200))
             for record in records {
@@ -193,7 +193,7 @@ final class KafkaReplaySource: ReplayRecordSource {
             let positions = try reader.positions(Array(remaining.keys))
             let before = remaining.count
             remaining = remaining.filter { (positions[$0.key] ?? -1) < $0.value.upperBound }
-            let now = ReplayJob.monotonicSeconds()
+            let now = WallClock.monotonic()
             if !records.isEmpty || remaining.count < before { lastProgress = now }
             if now - lastProgress > stallTimeout {
                 throw ReplayError("no records for \(Int(stallTimeout)) s from \(remaining.keys.map(\.description).sorted().joined(separator: ", ")) before their end")
