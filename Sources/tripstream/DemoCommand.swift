@@ -116,7 +116,7 @@ enum DemoCommand {
                             metrics: RuntimeMetrics) throws
     {
         var configuration = kafka
-        configuration["group.id"] = "demo-notifications"
+        configuration.groupId = "demo-notifications"
         let consumer = try KafkaConsumer(configuration: configuration)
         try consumer.subscribe([topic])
         var idle = 0.0

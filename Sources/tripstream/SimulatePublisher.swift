@@ -10,7 +10,7 @@ import Simulation
 enum SimulatePublisher {
     static func publish(_ settings: SimulationSettings, parsed: ParsedArguments) throws {
         let topics = try TopicNames.topics(parsed)
-        let configuration = try KafkaSettings.configuration(parsed).settingDefault("linger.ms", "5")
+        let configuration = try KafkaSettings.configuration(parsed).lingering(milliseconds: 5)
         let producer = try KafkaProducer(configuration: configuration)
         let rate = try parsed.double("rate")
         let counts = try publish(settings, producer: producer, topics: topics, rate: rate) { _ in true }

@@ -16,12 +16,8 @@ final class KafkaReplaySource: ReplayRecordSource {
     init(configuration: KafkaConfiguration, topics: Topics, since: Int64, until: Int64?, partitions: [Int32]?) throws {
         // As `run`'s consumers (StreamRuntime): the mock holds an empty fetch for fetch.wait.max.ms, and librdkafka
         // 2.0 pauses a second every queued.min.messages. One partition is read at a time: fetch more of it at once.
-        self.configuration = configuration
-            .settingDefault("group.id", "tripstream-replay")
-            .settingDefault("fetch.wait.max.ms", "25")
-            .settingDefault("queued.min.messages", "10000000")
-            .settingDefault("queued.max.messages.kbytes", "65536")
-            .settingDefault("max.partition.fetch.bytes", "16777216")
+        self.configuration = configuration.inGroupByDefault("tripstream-replay").fetchingEagerly()
+            .fetchingLargePartitionBatches()
         reader = try KafkaReader(configuration: self.configuration)
         self.topics = topics
         let timeout = Duration.seconds(30)
