@@ -46,6 +46,9 @@ enum ReplayHistoryOptions {
         let destination: HistoryReplayOptions.Destination = toTopics
             ? .topics(prefix: try parsed.string("to-topic-prefix"), kafka: try KafkaSettings.configuration(parsed))
             : .files(directory: try parsed.string("out"), compressed: try parsed.bool("compress"))
+        if parsed.contains("brokers") || parsed.contains("kafka-config") {
+            try KafkaSettings.checkReachable(try KafkaSettings.configuration(parsed))
+        }
         let now = WallClock.now()
         var options = HistoryReplayOptions(
             source: parsed.contains("archive")
@@ -63,7 +66,7 @@ enum ReplayHistoryOptions {
             do {
                 options.partitions = try PartitionSelection.parse(try parsed.string("partitions"))
             } catch {
-                throw CommandFailure("\(error)")
+                throw CommandFailure(error)
             }
         }
         options.geofencesPath = try parsed.optional("geofences", parsed.string)
@@ -76,7 +79,7 @@ enum ReplayHistoryOptions {
             }
         } catch {
             Terminal.endProgress()
-            throw CommandFailure("\(error)")
+            throw CommandFailure(error)
         }
         Terminal.endProgress()
         report(summary.geofencesUnknownBefore, since: options.since)

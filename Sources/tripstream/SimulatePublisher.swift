@@ -11,6 +11,7 @@ enum SimulatePublisher {
     static func publish(_ settings: SimulationSettings, parsed: ParsedArguments) throws {
         let topics = try TopicNames.topics(parsed)
         let configuration = try KafkaSettings.configuration(parsed).settingDefault("linger.ms", "5")
+        try KafkaSettings.checkReachable(configuration)
         let producer = try KafkaProducer(configuration: configuration)
         let rate = try parsed.double("rate")
         let counts = try publish(settings, producer: producer, topics: topics, rate: rate) { _ in true }
