@@ -41,6 +41,7 @@ public enum HistoryReplayJob {
         var loaderOutput = OutputBatch(newlineSeparated: true)
         let geofences: HistoryGeofences
         if let path = options.geofencesPath {
+            loader.sourceFiles = [ReplayJob.geofencesTopic: path]
             geofences = .fixed(try ReplayJob.loadGeofences(path, processor: &loader, output: &loaderOutput))
         } else {
             let timeline = GeofenceTimeline(records: try source.geofenceRecords(), start: options.since,

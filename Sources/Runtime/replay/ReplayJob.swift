@@ -82,6 +82,7 @@ public enum ReplayJob {
         // Geofences and trip commands are read once, before any fix, by a processor of their own:
         // the geofence table is shared read-only by every partition.
         var loader = InputProcessor(settings: options.settings)
+        loader.sourceFiles = options.sourceFiles
         let geofences: GeofenceTable
         var commands: [PendingCommand] = []
         do {
@@ -125,6 +126,7 @@ public enum ReplayJob {
             ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
                             fragments: fragments)
         }
+        for partition in partitions { partition.processor.sourceFiles = options.sourceFiles }
         for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
         commands = []
 
