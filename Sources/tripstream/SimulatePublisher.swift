@@ -12,10 +12,14 @@ enum SimulatePublisher {
         let topics = try TopicNames.topics(parsed)
         let configuration = try KafkaSettings.configuration(parsed).settingDefault("linger.ms", "5")
         try KafkaSettings.checkReachable(configuration)
+        let check = try PublishedRecordsCheck(configuration: configuration,
+                                              topics: [topics.locations, topics.tripCommands, topics.geofences])
         let producer = try KafkaProducer(configuration: configuration)
         let rate = try parsed.double("rate")
         let counts = try publish(settings, producer: producer, topics: topics, rate: rate) { _ in true }
         Terminal.output("published \(counts.geofences) geofences, \(counts.commands) trip commands, \(counts.fixes) fixes")
+        try check.warnIfDropped(published: [topics.locations: counts.fixes, topics.tripCommands: counts.commands,
+                                            topics.geofences: counts.geofences]) { Terminal.error($0) }
     }
 
     /// - Parameter keepGoing: called after each time step; return false to stop early.

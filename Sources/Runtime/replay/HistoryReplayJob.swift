@@ -36,6 +36,7 @@ public enum HistoryReplayJob {
         let started = ReplayJob.monotonicSeconds()
         var summary = HistoryReplaySummary()
         summary.partitions = partitions
+        summary.cuts = source.cuts.filter { partitions.contains($0.partition) }
 
         var loader = InputProcessor(settings: options.settings)
         var loaderOutput = OutputBatch(newlineSeparated: true)
