@@ -62,7 +62,11 @@ public enum HistoryReplayJob {
 
         let historyDirectory = options.historyDirectory
         try ReplayJob.makeDirectory(historyDirectory)
-        defer { rmdir(historyDirectory) }
+        UnfinishedOutputs.registerScratch(historyDirectory, entriesStartingWith: "partition-")
+        defer {
+            UnfinishedOutputs.unregisterScratch(historyDirectory)
+            rmdir(historyDirectory)
+        }
         let total = partitions.reduce(Int64(0)) { $0 + source.recordEstimate(.fixes, partition: $1) }
         let fold = HistoryPartitionFold(settings: options.settings, geofences: geofences,
                                         commandsTopic: options.topics.tripCommands, historyDirectory: historyDirectory,

@@ -69,6 +69,8 @@ public enum ReplayJob {
         // encoded by another, while the calling thread indexes the geofences and loads the commands.
         let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
         try makeDirectory(historyDirectory)
+        UnfinishedOutputs.registerScratch(historyDirectory, entriesStartingWith: "history")
+        defer { UnfinishedOutputs.unregisterScratch(historyDirectory) }
         let opener = SerialJobThread(name: "tripstream-replay-history")
         defer { opener.stop() }
         let setup = SerialJobThread(name: "tripstream-replay-setup")

@@ -1,3 +1,4 @@
+import class Foundation.FileManager
 import Synchronization
 
 #if canImport(Glibc)
@@ -90,6 +91,30 @@ public enum UnfinishedOutputs {
     public static func removeAll() {
         for index in 0..<capacity {
             if let path = slots[index] { unlink(path) }
+        }
+    }
+
+    /// The scratch of the runs in progress (history stores, spools): a directory and the prefix of the entries a
+    /// run makes in it, which may be the user's `--state-dir`.
+    private static let scratch = Mutex<[(directory: String, prefix: String)]>([])
+
+    public static func registerScratch(_ directory: String, entriesStartingWith prefix: String) {
+        scratch.withLock { $0.append((directory, prefix)) }
+    }
+
+    public static func unregisterScratch(_ directory: String) {
+        scratch.withLock { $0.removeAll { $0.directory == directory } }
+    }
+
+    /// Removes the runs' scratch entries, then their directories if that left them empty. Not for a signal
+    /// handler (it allocates): for a thread the handler wakes.
+    public static func removeScratch() {
+        let manager = FileManager.default
+        for (directory, prefix) in scratch.withLock({ $0 }) {
+            for entry in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix(prefix) {
+                try? manager.removeItem(atPath: directory + "/" + entry)
+            }
+            rmdir(directory)
         }
     }
 
