@@ -10,9 +10,10 @@ import Simulation
 enum SimulatePublisher {
     static func publish(_ settings: SimulationSettings, parsed: ParsedArguments) throws {
         let topics = try TopicNames.topics(parsed)
-        let configuration = try KafkaSettings.configuration(parsed).settingDefault("linger.ms", "5")
-        try KafkaSettings.checkReachable(configuration)
-        let check = try PublishedRecordsCheck(configuration: configuration,
+        let base = try KafkaSettings.configuration(parsed)
+        try KafkaSettings.checkReachable(base)
+        let configuration = base.settingDefault("linger.ms", "5")
+        let check = try PublishedRecordsCheck(configuration: base,
                                               topics: [topics.locations, topics.tripCommands, topics.geofences])
         let producer = try KafkaProducer(configuration: configuration)
         let rate = try parsed.double("rate")
