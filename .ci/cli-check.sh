@@ -43,6 +43,15 @@ wait "$pid" || status=$?
 unchanged "a replay stopped by SIGTERM"
 echo "cli: failed replays (missing input, bad flag, unreachable brokers, SIGTERM) left the previous outputs byte-identical" >&2
 
+# An archive folder is left as it was too.
+mkdir -p "$work/archive/locations/date=2026-01-05"
+echo '{"offset":0,"timestamp":1,"key":null,"value":{}}' >"$work/archive/locations/date=2026-01-05/part-00000-000000000000-000000000001.ndjson"
+(cd "$work/archive" && find . -type f | sort && find . -type f -exec md5sum {} + | sort) >"$work/archive-before.txt"
+failing "$tripstream" archive --brokers localhost:1 --out "$work/archive" --until-end
+(cd "$work/archive" && find . -type f | sort && find . -type f -exec md5sum {} + | sort) | cmp -s - "$work/archive-before.txt" \
+    || fail "an archive run with unreachable brokers changed the archive: $(cd "$work/archive" && find . | tr '\n' ' ')"
+echo "cli: an archive run with unreachable brokers left the archive as it was" >&2
+
 # --- Errors a person can act on ----------------------------------------------------------------------------
 for command in "run --metrics-port 0 --state-dir $work/state" "replay --since 1h --out $work/x" \
     "archive --out $work/archive --until-end" "simulate --users 10 --duration 1m"; do

@@ -2,7 +2,7 @@ import KafkaIO
 import Testing
 
 /// Commands look at the brokers before starting their clients: an unreachable address is one line, fast.
-@Suite(.timeLimit(.minutes(1))) struct BrokerReachabilityTests {
+@Suite("Broker reachability", .serialized) struct BrokerReachabilityTests {
     @Test func aRefusedConnectionIsSaidInOneLineWithinSeconds() throws {
         let started = ContinuousClock.now
         var caught: BrokersUnreachable?
