@@ -112,7 +112,7 @@ fi
 echo "== release build: the same replays write the debug build's files (dense city with pile-ups, Porto)" >&2
 .ci/release-check.sh "$tripstream"
 
-echo "== shutdown: SIGTERM with unreachable brokers exits within --shutdown-timeout" >&2
+echo "== shutdown: SIGTERM with brokers gone exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"
 
 echo "== demo: a short run ends once the service committed every input the fleet published, and leaves nothing in TMPDIR" >&2
@@ -129,6 +129,9 @@ if [ -z "$published" ] || [ "${consumed:-0}" -lt "$published" ]; then
     echo "demo: consumed ${consumed:-?} of ${published:-?} published inputs: $summary" >&2
     exit 1
 fi
+
+echo "== command line: failed runs keep the previous outputs, gaps and unreachable brokers said, exit codes, demo feed, bench cleanup" >&2
+.ci/cli-check.sh "$tripstream"
 
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"

@@ -5,7 +5,7 @@ import CRdKafka
 /// The flags mirror librdkafka's `rd_kafka_error_t`: a *fatal* error means the client instance is unusable and must
 /// be recreated; a *retriable* one may succeed when the same call is repeated; `isTxnRequiresAbort` means the
 /// current transaction must be aborted before a new one can begin.
-public struct KafkaError: Error, Sendable, CustomStringConvertible {
+public struct KafkaError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The librdkafka error code.
     public var code: Code
     /// A human-readable message (librdkafka's error string when it has one).
@@ -40,7 +40,11 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String {
+    /// The message and librdkafka's code, for a person: `Local: Broker transport failure (_TRANSPORT(-195))`.
+    public var description: String { "\(message) (\(code))" }
+
+    /// Everything, for `--verbose` and logs: the flags and where KafkaIO raised it.
+    public var debugDescription: String {
         var flags: [String] = []
         if isFatal { flags.append("fatal") }
         if isRetriable { flags.append("retriable") }

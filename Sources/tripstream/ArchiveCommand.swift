@@ -55,6 +55,7 @@ enum ArchiveCommand {
         guard options.idleClose > 0, options.maxFileAge > 0 else {
             throw CommandFailure("--idle-close and --max-file-age must be positive")
         }
+        try KafkaSettings.checkReachable(options.kafka)
         let started = WallClock.monotonic()
         let summary: ArchiveSummary
         do {
@@ -62,7 +63,7 @@ enum ArchiveCommand {
                                         log: { Terminal.error($0) })
             summary = try archiver.run(shouldStop: { ShutdownSignal.isRequested })
         } catch {
-            throw CommandFailure("\(error)")
+            throw CommandFailure(error)
         }
         guard !(try parsed.bool("quiet")) else { return }
         let seconds = max(WallClock.monotonic() - started, 1e-9)

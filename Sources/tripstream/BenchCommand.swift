@@ -11,30 +11,37 @@ enum BenchCommand {
         name: "bench",
         abstract: "Throughput of decode, fold, encode and the whole replay path, with a JSONDecoder baseline.",
         discussion: """
-            Generates a fleet in memory (by default 100,000 users, 10,000 geofences, a third of users on trips, \
-            offline gaps replayed late, duplicates), then times each stage --runs times after one warm-up and \
+            Generates a fleet in memory (by default the quick set, under a minute: 20,000 users, 10,000 geofences, \
+            a third of users on trips, offline gaps replayed late, duplicates; --full: 100,000 users), then times \
+            each stage --runs times after one warm-up and \
             reports medians, and the ratio of the whole replay path (files in, events out, as `tripstream replay` on \
             --threads threads) to the baseline measured in the same run: JSONDecoder decoding each fix into a \
             Decodable struct of its fields, createdAt kept as a String. --dense-city measures a geofence-dense city \
             instead (about 3 events per fix); --lookup-sweep the spatial lookup alone as the table grows. \
-            Also reports the heap bytes per tracked user once every user is folded. Build with -c release.
+            Also reports the heap bytes per tracked user once every user is folded. Build with -c release. \
+            The work files (gigabytes at the full sizes) are removed at the end unless --keep.
             """,
         options: [
-            .value("users", short: "u", valueName: "count", help: "Users in the fleet. Default: 100,000; 10,000 with --dense-city."),
+            .value("users", short: "u", valueName: "count",
+                   help: "Users in the fleet. Default: 20,000, 2,000 with --dense-city; with --full 100,000 and 10,000."),
+            .flag("full", help: "The full set: 100,000 users (10,000 with --dense-city), 5 runs, 300,000 baseline fixes: "
+                + "minutes. Default: the quick set, 20,000 users (2,000), 3 runs, 100,000 baseline fixes."),
+            .flag("keep", help: "Keep the work files (workload, outputs, history stores) in --work-dir."),
             .value("geofences", valueName: "count", help: "Geofences.", default: "10000"),
             .value("fixes-per-user", valueName: "count", help: "Fixes per user (one every 5 s).", default: "20"),
             .value("fixes", valueName: "count", help: "Fixes in all (sets --fixes-per-user to this over --users)."),
             .flag("dense-city", help: "A geofence-dense city: --geofences circles and squares of radius 50–300 m over "
-                + "13 × 10 km (about 3 events per fix at 10,000), 10,000 drivers, 200,000 fixes unless --users or "
-                + "--fixes say otherwise."),
+                + "13 × 10 km (about 3 events per fix at 10,000), 2,000 drivers and 40,000 fixes (--full: 10,000 and "
+                + "200,000) unless --users or --fixes say otherwise."),
             .flag("lookup-sweep", help: "Only time the spatial lookup at 10k, 100k and 1M geofences at the dense "
                 + "city's density (the area grows with the count)."),
             .value("threads", valueName: "count", help: "Threads of the replay path. Default: the cores available."),
-            .value("runs", valueName: "count", help: "Timed runs per stage (after one warm-up).", default: "5"),
-            .value("baseline-fixes", valueName: "count", help: "Fixes decoded by JSONDecoder per run.",
-                   default: "300000"),
-            .value("work-dir", valueName: "dir", help: "Where the replay stage writes its files.",
-                   default: "/tmp/tripstream-bench"),
+            .value("runs", valueName: "count", help: "Timed runs per stage (after one warm-up). Default: 3; 5 with --full."),
+            .value("baseline-fixes", valueName: "count",
+                   help: "Fixes decoded by JSONDecoder per run. Default: 100,000; 300,000 with --full."),
+            .value("work-dir", valueName: "dir",
+                   help: "Where the replay stage writes its files (what it made there is removed at the end unless "
+                       + "--keep). Default: $TMPDIR/tripstream-bench-PID."),
             .repeatable("stage", valueName: "name",
                         help: "Only these stages (jsondecoder, decode, fold, seal, encode, replay-path); default all."),
             .flag("pipeline", help: "Also measure the Kafka pipeline through an embedded dev broker."),
@@ -55,6 +62,16 @@ enum BenchCommand {
         ])
 
     static func run(_ parsed: ParsedArguments) throws {
+        let work = BenchWorkFiles(directory: try parsed.optional("work-dir", parsed.string) ?? BenchWorkFiles.defaultDirectory)
+        let keep = try parsed.bool("keep")
+        defer {
+            if keep { Terminal.error("work files kept in \(work.directory)") } else { work.removeCreated() }
+        }
+        try run(parsed, workDirectory: work.directory)
+    }
+
+    private static func run(_ parsed: ParsedArguments, workDirectory: String) throws {
+        let full = try parsed.bool("full")
         #if DEBUG
         Terminal.error("warning: debug build; measure with `swift build -c release`")
         #endif
@@ -65,12 +82,12 @@ enum BenchCommand {
         if try parsed.bool("soak") {
             try ScaleBench.soak(users: try parsed.int("soak-users", in: 1...10_000_000),
                                 minutes: Double(try parsed.int("soak-minutes", in: 1...1_440)),
-                                workDirectory: try parsed.string("work-dir") + "/soak")
+                                workDirectory: workDirectory + "/soak")
             return
         }
         if try parsed.bool("history") {
             let bench = HistoryBench(users: try parsed.int("history-users", in: 1...10_000_000), minutes: try parsed.int("history-minutes", in: 1...10_080),
-                                     workDirectory: try parsed.string("work-dir") + "/history")
+                                     workDirectory: workDirectory + "/history")
             try bench.run()
             return
         }
@@ -89,7 +106,8 @@ enum BenchCommand {
             LookupSweep.run(base: settings, counts: [10_000, 100_000, 1_000_000], lookups: 1_000_000)
             return
         }
-        settings.users = parsed.contains("users") ? try parsed.int("users", in: 1...10_000_000) : dense ? 10_000 : 100_000
+        settings.users = parsed.contains("users") ? try parsed.int("users", in: 1...10_000_000)
+            : (dense ? 10_000 : 100_000) / (full ? 1 : 5)
         var fixesPerUser = try parsed.int("fixes-per-user", in: 1...100_000)
         if parsed.contains("fixes") {
             fixesPerUser = max(1, try parsed.int("fixes", in: 1...1_000_000_000) / settings.users)
@@ -97,13 +115,14 @@ enum BenchCommand {
         settings.duration = Int64(fixesPerUser - 1) * settings.fixInterval
         settings.offlineChance = 0.002
         settings.duplicateChance = 0.002
-        let runs = try parsed.int("runs", in: 1...1_000)
+        let runs = parsed.contains("runs") ? try parsed.int("runs", in: 1...1_000) : full ? 5 : 3
         let workload = BenchWorkload.generate(settings)
         Terminal.output("workload        \(settings.users) users, \(settings.geofences) geofences, \(workload.fixLines.count) fixes, \(workload.commandLines.count) trip commands (\(workload.fixBytes / 1_000_000) MB of fixes)")
 
         let threads = parsed.contains("threads") ? try parsed.int("threads", in: 1...1_024) : ReplayOptions.availableCores
-        let stages = BenchStages(workload: workload, workDirectory: try parsed.string("work-dir"),
-                                 baselineFixes: try parsed.int("baseline-fixes", in: 1...100_000_000), threads: threads)
+        let stages = BenchStages(workload: workload, workDirectory: workDirectory,
+                                 baselineFixes: parsed.contains("baseline-fixes")
+                                     ? try parsed.int("baseline-fixes", in: 1...100_000_000) : full ? 300_000 : 100_000, threads: threads)
         var results: [(String, BenchResult)] = []
         let only = Set(parsed.strings("stage"))
         for stage in stages.all where only.isEmpty || only.contains(stage.name.replacingOccurrences(of: " ", with: "-")) {

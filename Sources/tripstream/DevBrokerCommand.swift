@@ -36,9 +36,15 @@ enum DevBrokerCommand {
             guard rename(temporary, file) == 0 else { throw CommandFailure("cannot write \(file)") }
         }
         Terminal.error("dev broker running with \(try parsed.int("broker-count")) brokers; stop with Ctrl-C")
+        Terminal.error(limitNotice)
         while !ShutdownSignal.isRequested { Terminal.sleep(seconds: 0.1) }
         withExtendedLifetime(cluster) {}
     }
+
+    /// librdkafka 2.0's mock fixes its per-partition limit in code (5 MiB and 100,000 record batches, no
+    /// configuration key or API to raise it), so the dev broker says it instead.
+    static let limitNotice = "note: the dev broker keeps about 5 MiB (at most 100,000 record batches) per partition and "
+        + "drops the oldest beyond that without an error; `simulate` warns when it dropped what it published"
 
     /// A mock cluster with every TripStream topic created (the mock cannot create topics through
     /// the admin API).

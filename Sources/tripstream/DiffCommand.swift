@@ -77,7 +77,7 @@ enum DiffCommand {
         do {
             return try EventDiff.readEvents(path: file)
         } catch {
-            throw CommandFailure("\(error)")
+            throw CommandFailure(error)
         }
     }
 

@@ -9,7 +9,22 @@ enum KafkaSettings {
                environment: "TRIPSTREAM_BROKERS"),
         .value("kafka-config", valueName: "file", help: "librdkafka properties file (SASL, TLS, ...).",
                environment: "TRIPSTREAM_KAFKA_CONFIG"),
+        verbose,
     ]
+
+    /// `--verbose`: errors carry librdkafka's own lines and where KafkaIO raised them.
+    static let verbose = OptionSpec.flag(
+        "verbose", help: "On an error, also print librdkafka's detail (its log lines, error flags, source places).")
+
+    /// Returns once a broker answers; otherwise stops the command within seconds, in one line ("cannot reach
+    /// brokers localhost:1: connection refused"), where the clients' own calls would wait 30 s and more.
+    static func checkReachable(_ configuration: KafkaConfiguration) throws {
+        do {
+            try BrokerReachability.check(configuration)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
 
     static func configuration(_ parsed: ParsedArguments) throws -> KafkaConfiguration {
         var configuration = KafkaConfiguration()

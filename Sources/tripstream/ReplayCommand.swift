@@ -48,6 +48,7 @@ enum ReplayCommand {
         ] + ReplayHistoryOptions.specs)
 
     static func run(_ parsed: ParsedArguments) throws {
+        StoppedRunCleanup.install()
         var settings = FoldSettings()
         settings.replayHorizon = try BoundedDurationOption.replayHorizon.read(parsed)
         settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
@@ -74,7 +75,7 @@ enum ReplayCommand {
             }
         } catch {
             Terminal.endProgress()
-            throw CommandFailure("\(error)")
+            throw CommandFailure(error)
         }
         Terminal.endProgress()
         if !(try parsed.bool("quiet")) {

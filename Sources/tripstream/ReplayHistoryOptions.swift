@@ -46,6 +46,9 @@ enum ReplayHistoryOptions {
         let destination: HistoryReplayOptions.Destination = toTopics
             ? .topics(prefix: try parsed.string("to-topic-prefix"), kafka: try KafkaSettings.configuration(parsed))
             : .files(directory: try parsed.string("out"), compressed: try parsed.bool("compress"))
+        if parsed.contains("brokers") || parsed.contains("kafka-config") {
+            try KafkaSettings.checkReachable(try KafkaSettings.configuration(parsed))
+        }
         let now = WallClock.now()
         var options = HistoryReplayOptions(
             source: parsed.contains("archive")
@@ -63,7 +66,7 @@ enum ReplayHistoryOptions {
             do {
                 options.partitions = try PartitionSelection.parse(try parsed.string("partitions"))
             } catch {
-                throw CommandFailure("\(error)")
+                throw CommandFailure(error)
             }
         }
         options.geofencesPath = try parsed.optional("geofences", parsed.string)
@@ -76,10 +79,11 @@ enum ReplayHistoryOptions {
             }
         } catch {
             Terminal.endProgress()
-            throw CommandFailure("\(error)")
+            throw CommandFailure(error)
         }
         Terminal.endProgress()
         report(summary.geofencesUnknownBefore, since: options.since)
+        report(summary.cuts, since: options.since)
         guard !(try parsed.bool("quiet")) else { return }
         Terminal.output("partitions      \(summary.partitions.map(String.init).joined(separator: ","))")
         for line in summary.replay.lines { Terminal.output(line) }
@@ -102,6 +106,18 @@ enum ReplayHistoryOptions {
             + "absent:")
         for entry in unknown.prefix(10) { Terminal.error("  \(entry.key) from \(RFC3339.string(entry.since))") }
         if unknown.count > 10 { Terminal.error("  … and \(unknown.count - 10) more") }
+    }
+
+    /// Partitions whose log starts after --since, on stderr: what they held before is gone.
+    private static func report(_ cuts: [HistoryCut], since: Int64) {
+        guard !cuts.isEmpty else { return }
+        Terminal.error("warning: \(cuts.count) partitions start after --since \(RFC3339.string(since)): their earlier records "
+            + "were removed (retention, compaction, or the dev broker's limit of about 5 MiB per partition), so this "
+            + "replay may miss what they held:")
+        for cut in cuts {
+            Terminal.error("  \(cut.topic) partition \(cut.partition): first record at offset \(Int(cut.firstOffset).grouped) "
+                + "(\(RFC3339.string(cut.firstTimestamp))), up to \(Int(cut.firstOffset).grouped) records before it gone")
+        }
     }
 
     /// An RFC 3339 time, or a duration before `now`.

@@ -24,6 +24,7 @@ enum SimulateCommand {
             .value("rate", valueName: "fixes/s", help: "Publishing rate with --brokers; 0 means unthrottled.",
                    default: "0"),
             .value("kafka-config", valueName: "file", help: "librdkafka properties file (SASL, TLS, ...)."),
+            KafkaSettings.verbose,
         ] + TopicNames.options)
 
     static let simulationOptions: [OptionSpec] = [

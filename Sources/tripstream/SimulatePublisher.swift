@@ -10,11 +10,17 @@ import Simulation
 enum SimulatePublisher {
     static func publish(_ settings: SimulationSettings, parsed: ParsedArguments) throws {
         let topics = try TopicNames.topics(parsed)
-        let configuration = try KafkaSettings.configuration(parsed).lingering(milliseconds: 5)
+        let base = try KafkaSettings.configuration(parsed)
+        try KafkaSettings.checkReachable(base)
+        let configuration = base.lingering(milliseconds: 5)
+        let check = try PublishedRecordsCheck(configuration: base,
+                                              topics: [topics.locations, topics.tripCommands, topics.geofences])
         let producer = try KafkaProducer(configuration: configuration)
         let rate = try parsed.double("rate")
         let counts = try publish(settings, producer: producer, topics: topics, rate: rate) { _ in true }
         Terminal.output("published \(counts.geofences) geofences, \(counts.commands) trip commands, \(counts.fixes) fixes")
+        try check.warnIfDropped(published: [topics.locations: counts.fixes, topics.tripCommands: counts.commands,
+                                            topics.geofences: counts.geofences]) { Terminal.error($0) }
     }
 
     /// - Parameter keepGoing: called after each time step; return false to stop early.

@@ -11,14 +11,27 @@ let program = CommandLineProgram(
     abstract: "Trip and geofence events from location fixes, on Kafka.",
     discussion: """
         TripStream folds each user's location fixes and trip commands, in event-time order even when devices \
-        replay offline buffers, into Radar-webhook-shaped trip and geofence events and ETA updates.
+        replay offline buffers, into Radar-webhook-shaped trip and geofence events and ETA updates. \
+        `tripstream --version` prints the version. Exit status: 0 success (diff: the same), 1 diff found \
+        differences, 2 an error.
         """,
     commands: [
         RunCommand.spec, DevBrokerCommand.spec, DemoCommand.spec, SimulateCommand.spec, ReplayCommand.spec,
         BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec,
     ])
 
-let parsed = program.parseOrExit()
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--version"] || arguments == ["version"] {
+    Terminal.output("tripstream \(TripStreamVersion.current)")
+    exit(ExitStatus.success)
+}
+let parsed: ParsedArguments
+do {
+    parsed = try program.parse(arguments: arguments, environment: ProcessEnvironment.current())
+} catch {
+    ExitStatus.exit(with: error)
+}
+ExitStatus.verbose = ExitStatus.isVerbose(parsed)
 do {
     switch parsed.commandName {
     case RunCommand.spec.name: try RunCommand.run(parsed)
@@ -29,15 +42,23 @@ do {
     case BenchCommand.spec.name: try BenchCommand.run(parsed)
     case ArchiveCommand.spec.name: try ArchiveCommand.run(parsed)
     case DiffCommand.spec.name:
-        do { try DiffCommand.run(parsed) } catch is DiffFound { exit(1) }
+        do { try DiffCommand.run(parsed) } catch is DiffFound { exit(ExitStatus.differ) }
     default: fatalError("unhandled command \(parsed.commandName)")
     }
 } catch {
-    CommandLineProgram.exit(with: error is CommandLineError || error is CommandFailure ? error : CommandFailure("\(error)"))
+    ExitStatus.exit(with: error)
 }
 
-/// A command that could not do its job: printed as `error: …`, exit status 1.
+/// A command that could not do its job: printed as `error: …`, exit status 2 (`ExitStatus`). Made from a
+/// thrown error, it keeps it: `--verbose` prints its full detail.
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
+    var underlying: (any Error)?
     init(_ message: String) { description = "error: \(message)" }
+    init(_ error: any Error) {
+        description = "error: \(error)"
+        underlying = error
+    }
+
+    var verboseDescription: String { underlying.map { "error: " + String(reflecting: $0) } ?? description }
 }

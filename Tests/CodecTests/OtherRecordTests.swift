@@ -96,4 +96,18 @@ struct OtherRecordTests {
             }
         }
     }
+
+    /// A file's record: file and line round-trip, offset -1; no stream time yet: no receivedAt, not a 1970 one.
+    @Test func aFilesDeadLetterRoundTripsItsFileAndLineAndNoTime() throws {
+        var letter = DeadLetter(reason: .missingField, detail: "missing createdAt", topic: "tripstream.locations",
+                                partition: 0, offset: -1, key: nil, value: Array("{}".utf8), receivedAt: .min)
+        letter.file = "in/fixes.ndjson"
+        letter.line = 12
+        var bytes: [UInt8] = []
+        DeadLetterEncoder.encode(letter, into: &bytes)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#""offset":-1,"file":"in/fixes.ndjson","line":12,"#), "\(text)")
+        #expect(!text.contains("receivedAt"), "\(text)")
+        #expect(try DeadLetterDecoder.decode(bytes) == letter)
+    }
 }

@@ -74,6 +74,13 @@ import Testing
         #expect(diff.changes.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.added, .changed, .removed])
         let changed = try #require(diff.changes.first { $0.kind == .changed })
         #expect(changed.before != nil && changed.after != nil && changed.before != changed.after)
+        // What diff prints is content: no processing time, so no 1970 date.
+        for change in diff.changes {
+            for text in [change.before, change.after].compactMap({ $0 }) {
+                #expect(!text.contains("actualCreatedAt") && !text.contains("1970-"), "\(text)")
+                #expect(text.contains(#""createdAt":"#), "\(text)")
+            }
+        }
     }
 
     @Test func anUnreadableLineIsAnErrorNamingIt() throws {

@@ -28,9 +28,9 @@ import Testing
         #expect(letters.first?.offset == 41 && letters.first?.partition == 2)
     }
 
-    /// A replay has no wall clock: a dead letter is received at the stream time, and at the epoch
-    /// before the stream has one (not at `UnixMillis.min`, which prints as a date in year 0).
-    @Test func aReplaysDeadLetterIsReceivedAtTheStreamTimeOrTheEpochBeforeIt() throws {
+    /// A replay has no wall clock: a dead letter is received at the stream time, and has no receivedAt
+    /// before the stream has one (neither `UnixMillis.min`, a date in year 0, nor a made-up 1970).
+    @Test func aReplaysDeadLetterIsReceivedAtTheStreamTimeOrHasNoTimeBeforeIt() throws {
         var processor = InputProcessor(settings: FoldSettings())
         var output = OutputBatch(newlineSeparated: false)
         let bad = Array(#"{"userId":"u1","createdAt":"2026-01-01T00:00:00Z","latitude":"x","longitude":2}"#.utf8)
@@ -41,10 +41,30 @@ import Testing
                                      processingTime: nil, into: &output)
             }
         }
-        #expect(try Self.letters(output).map(\.receivedAt) == [0, Self.now])
-        var text = ""
-        try output.deadLetters.forEach { _, value in text += String(decoding: value, as: UTF8.self) }
-        #expect(text.contains(#""receivedAt":"1970-01-01T00:00:00.000Z""#), "\(text)")
+        #expect(try Self.letters(output).map(\.receivedAt) == [.min, Self.now])
+        var lines: [String] = []
+        try output.deadLetters.forEach { _, value in lines.append(String(decoding: value, as: UTF8.self)) }
+        #expect(lines.count == 2 && !lines[0].contains("receivedAt") && !lines.joined().contains("1970"), "\(lines)")
+        #expect(lines[1].contains(#""receivedAt":"2026-01-01T00:00:00.000Z""#), "\(lines)")
+    }
+
+    /// A file's records name their file and line in their dead letters; the offset is -1, not the line.
+    @Test func aFilesDeadLetterNamesItsFileAndLine() throws {
+        var processor = InputProcessor(settings: FoldSettings())
+        processor.sourceFiles = ["tripstream.locations": "in/fixes.ndjson"]
+        var output = OutputBatch(newlineSeparated: false)
+        let bad = Array(#"{"userId":"u1","createdAt":"2026-01-01T00:00:00Z","latitude":"x","longitude":2}"#.utf8)
+        for source in [Self.source, RecordSource(topic: "tripstream.trip-commands", partition: 0, offset: 9)] {
+            bad.withUnsafeBytes { value in
+                processor.processFix(key: nil, value: value, source: source, geofences: GeofenceTable(),
+                                     processingTime: nil, into: &output)
+            }
+        }
+        let letters = try Self.letters(output)
+        #expect(letters.map(\.file) == ["in/fixes.ndjson", nil])
+        #expect(letters.map(\.line) == [7, nil])
+        #expect(letters.map(\.offset) == [-1, 9])
+        #expect(letters.map(\.topic) == ["tripstream.locations", "tripstream.trip-commands"])
     }
 
     static let source = RecordSource(topic: "tripstream.locations", partition: 0, offset: 7)

@@ -16,6 +16,8 @@ public enum DeadLetterDecoder {
         var topic: String?
         var partition: Int64?
         var offset: Int64?
+        var file: String?
+        var line: Int64?
         var key: [UInt8]?
         var value: [UInt8]?
         var receivedAt: UnixMillis?
@@ -33,6 +35,10 @@ public enum DeadLetterDecoder {
                 partition = try reader.integerField("partition", range: 0...Int64(Int32.max), nullable: false, &issue)
             } else if reader.matches(k, "offset") {
                 offset = try reader.integerField("offset", range: -2...Int64.max, nullable: false, &issue)
+            } else if reader.matches(k, "file") {
+                file = try reader.stringField("file", maxBytes: .max, allowEmpty: false, &issue)
+            } else if reader.matches(k, "line") {
+                line = try reader.integerField("line", range: 1...Int64.max, nullable: false, &issue)
             } else if reader.matches(k, "key") {
                 key = try payload("key", base64: false, &reader, &issue)
             } else if reader.matches(k, "keyBase64") {
@@ -53,10 +59,12 @@ public enum DeadLetterDecoder {
         guard let topic else { throw .missing("topic") }
         guard let partition else { throw .missing("partition") }
         guard let offset else { throw .missing("offset") }
-        guard let receivedAt else { throw .missing("receivedAt") }
-        return DeadLetter(
+        var letter = DeadLetter(
             reason: reason, detail: detail ?? "", topic: topic, partition: Int32(partition), offset: offset, key: key,
-            value: value, receivedAt: receivedAt)
+            value: value, receivedAt: receivedAt ?? .min)
+        letter.file = file
+        letter.line = line
+        return letter
     }
 
     private static func payload(

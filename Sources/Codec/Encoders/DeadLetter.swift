@@ -5,10 +5,15 @@ import Domain
 public struct DeadLetter: Sendable, Equatable {
     public var reason: RejectionReason
     public var detail: String
-    /// Source topic, partition and offset of the record.
+    /// Source topic, partition and offset of the record. From a file (a replay), `topic` is the topic the
+    /// file stands for, `offset` -1, and `file` and `line` say where it is.
     public var topic: String
     public var partition: Int32
     public var offset: Int64
+    /// The file the record was read from, for a replay of files; nil for a record from Kafka.
+    public var file: String?
+    /// Its line in `file`, from 1.
+    public var line: Int64?
     /// The record's key and value exactly as received (the value's first `maximumValueBytes` when
     /// it is longer); nil when the record had none.
     public var key: [UInt8]?
@@ -20,7 +25,8 @@ public struct DeadLetter: Sendable, Equatable {
     /// Values kept whole up to this size: a dead letter must stay far below any broker's message
     /// size limit, or the dead letter of a huge record would itself be refused, forever.
     public static let maximumValueBytes = 16 * 1024
-    /// Processing time at which the record was rejected.
+    /// Processing time at which the record was rejected; `.min` when there is none (a file replay's
+    /// partition before its first fix, which has no stream time yet), and then not written.
     public var receivedAt: UnixMillis
 
     public init(

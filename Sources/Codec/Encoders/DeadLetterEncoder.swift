@@ -1,8 +1,8 @@
 import Domain
 
 /// Encodes a dead letter (`tripstream.dead-letters`, `schemas/dead-letter.schema.json`):
-/// `{"reason", "detail", "topic", "partition", "offset", "key" | "keyBase64", "value" | "valueBase64",
-/// ["valueTruncated", "valueSize", "valueHash"], "receivedAt"}`. A key or value that is valid UTF-8 is written as a JSON string (escaped, so the
+/// `{"reason", "detail", "topic", "partition", "offset", ["file", "line"], "key" | "keyBase64", "value" |
+/// "valueBase64", ["valueTruncated", "valueSize", "valueHash"], ["receivedAt"]}`. A key or value that is valid UTF-8 is written as a JSON string (escaped, so the
 /// exact bytes come back on decoding); anything else as base64. Absent ones are omitted.
 public enum DeadLetterEncoder {
     public static func encode(_ letter: DeadLetter, into buffer: inout [UInt8]) {
@@ -17,6 +17,14 @@ public enum DeadLetterEncoder {
             w.int(letter.partition)
             w.raw(",\"offset\":")
             w.int(letter.offset)
+            if let file = letter.file {
+                w.raw(",\"file\":")
+                w.string(file)
+            }
+            if let line = letter.line {
+                w.raw(",\"line\":")
+                w.int(line)
+            }
             if let key = letter.key { w.payload(key, text: ",\"key\":", base64: ",\"keyBase64\":\"") }
             if let value = letter.value { w.payload(value, text: ",\"value\":", base64: ",\"valueBase64\":\"") }
             if let size = letter.originalValueSize, let hash = letter.originalValueHash {
@@ -25,8 +33,10 @@ public enum DeadLetterEncoder {
                 w.raw(",\"valueHash\":")
                 w.string("fnv1a64:" + String(hash, radix: 16))
             }
-            w.raw(",\"receivedAt\":")
-            w.timestamp(letter.receivedAt)
+            if letter.receivedAt != .min {
+                w.raw(",\"receivedAt\":")
+                w.timestamp(letter.receivedAt)
+            }
             w.byte(UInt8(ascii: "}"))
         }
     }

@@ -56,6 +56,13 @@ extension KafkaConfiguration {
         return copy
     }
 
+    /// Without a committed offset, start at the beginning (`auto.offset.reset=earliest`).
+    public func startingAtTheBeginning() -> KafkaConfiguration {
+        var copy = self
+        copy["auto.offset.reset"] = "earliest"
+        return copy
+    }
+
     /// Without a committed offset, start at the end (`auto.offset.reset=latest`).
     public func startingAtTheEnd() -> KafkaConfiguration {
         var copy = self

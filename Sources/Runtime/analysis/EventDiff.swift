@@ -122,6 +122,16 @@ public struct EventDiff: Sendable {
         copy.replayed = false
         copy.late = false
         copy.revision = .original
-        return EventEncoder.string(copy, actualCreatedAt: 0)
+        return withoutProcessingTime(EventEncoder.string(copy, actualCreatedAt: 0))
+    }
+
+    /// The encoder's `"actualCreatedAt"` of processing time 0 left out: not content, and a 1970 date in what
+    /// `tripstream diff` prints would only mislead.
+    static func withoutProcessingTime(_ json: String) -> String {
+        let field = Array(#","actualCreatedAt":"1970-01-01T00:00:00.000Z""#.utf8)
+        let bytes = Array(json.utf8)
+        guard let start = (0...max(bytes.count - field.count, 0)).first(where: { bytes[$0...].starts(with: field) })
+        else { return json }
+        return String(decoding: bytes[..<start] + bytes[(start + field.count)...], as: UTF8.self)
     }
 }

@@ -7,6 +7,9 @@ import Domain
 public struct InputProcessor: Sendable {
     public var fold: PartitionFold
     public var counters = ProcessorCounters()
+    /// For a replay of files: the file each topic's records are read from, by topic. Their dead letters name
+    /// the file and the line (`RecordSource.offset` holds the line), not an offset.
+    public var sourceFiles: [String: String] = [:]
     private var events: [Event] = []
     /// Geofence JSON encoded once per geofence, not once per event.
     private var geofenceFragments = GeofenceFragments()
@@ -283,10 +286,16 @@ public struct InputProcessor: Sendable {
     {
         counters.deadLetters[reason, default: 0] += 1
         // A replay's processing time is its stream time, which a stream without a fix yet does not
-        // have (`.min`, printed as a year-0 date): the epoch then, a time no input can be at.
-        let receivedAt = time == .min ? 0 : time
-        let letter = DeadLetter(reason: reason, detail: detail, topic: source.topic, partition: source.partition,
-                                offset: source.offset, key: key, value: Array(value), receivedAt: receivedAt).capped()
+        // have (`.min`): the dead letter then has no receivedAt, rather than a made-up one.
+        var letter = DeadLetter(reason: reason, detail: detail, topic: source.topic, partition: source.partition,
+                                offset: source.offset, key: key, value: Array(value), receivedAt: time)
+        if let file = sourceFiles[source.topic] {
+            // A file's record: its line is no offset.
+            letter.file = file
+            letter.line = source.offset
+            letter.offset = -1
+        }
+        letter = letter.capped()
         output.deadLetters.append(keyBytes: key) { DeadLetterEncoder.encode(letter, into: &$0) }
     }
 

@@ -23,6 +23,7 @@ final class ArchiveReplaySource: ReplayRecordSource {
     /// Finished files per stream and partition, in offset order.
     private var files: [ReplayStream: [Int32: [File]]] = [:]
     private(set) var partitions: [Int32] = []
+    private(set) var cuts: [HistoryCut] = []
     /// Lines that are not archive lines (skipped, and counted here).
     private(set) var unreadableLines = 0
 
@@ -45,8 +46,25 @@ final class ArchiveReplaySource: ReplayRecordSource {
                     log("archive: \(stream == .fixes ? "locations" : "trip-commands") partition \(partition) has "
                         + "offsets \(previous.name.nextOffset)..<\(next.name.firstOffset) in no file")
                 }
+                // The archive started after records were removed from the topic, and after `since`.
+                if let first = list.first, first.name.firstOffset > 0,
+                    let timestamp = try Self.firstTimestamp(first.path), timestamp > since
+                {
+                    cuts.append(HistoryCut(topic: stream == .fixes ? "locations" : "trip-commands",
+                                           partition: partition, firstOffset: first.name.firstOffset,
+                                           firstTimestamp: timestamp))
+                }
             }
         }
+        cuts.sort { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+    }
+
+    /// The Kafka timestamp of a file's first line (one block read, not the file).
+    private static func firstTimestamp(_ path: String) throws -> Int64? {
+        let reader = try LineReader(path: path)
+        var batch = LineBatch()
+        guard try reader.nextBatch(into: &batch), let line = batch.first else { return nil }
+        return ArchiveLine.parse(line.bytes)?.timestamp
     }
 
     private init(copying source: ArchiveReplaySource) {
@@ -56,6 +74,7 @@ final class ArchiveReplaySource: ReplayRecordSource {
         log = source.log
         files = source.files
         partitions = source.partitions
+        cuts = source.cuts
     }
 
     func copyForAnotherThread() throws -> any ReplayRecordSource { ArchiveReplaySource(copying: self) }

@@ -36,11 +36,13 @@ public enum HistoryReplayJob {
         let started = WallClock.monotonic()
         var summary = HistoryReplaySummary()
         summary.partitions = partitions
+        summary.cuts = source.cuts.filter { partitions.contains($0.partition) }
 
         var loader = InputProcessor(settings: options.settings)
         var loaderOutput = OutputBatch(newlineSeparated: true)
         let geofences: HistoryGeofences
         if let path = options.geofencesPath {
+            loader.sourceFiles = [ReplayJob.geofencesTopic: path]
             geofences = .fixed(try ReplayJob.loadGeofences(path, processor: &loader, output: &loaderOutput))
         } else {
             let timeline = GeofenceTimeline(records: try source.geofenceRecords(), start: options.since,
@@ -60,7 +62,11 @@ public enum HistoryReplayJob {
 
         let historyDirectory = options.historyDirectory
         try ReplayJob.makeDirectory(historyDirectory)
-        defer { rmdir(historyDirectory) }
+        UnfinishedOutputs.registerScratch(historyDirectory, entriesStartingWith: "partition-")
+        defer {
+            UnfinishedOutputs.unregisterScratch(historyDirectory)
+            rmdir(historyDirectory)
+        }
         let total = partitions.reduce(Int64(0)) { $0 + source.recordEstimate(.fixes, partition: $1) }
         let fold = HistoryPartitionFold(settings: options.settings, geofences: geofences,
                                         commandsTopic: options.topics.tripCommands, historyDirectory: historyDirectory,

@@ -71,6 +71,8 @@ public struct HistoryReplaySummary: Sendable {
     /// Geofence keys whose earliest surviving record is later than `since`, with that record's timestamp: what the
     /// table held for them before it was compacted away (taken as absent).
     public var geofencesUnknownBefore: [(key: String, since: Int64)] = []
+    /// The selected partitions whose log starts after `since`, records before it gone: the replay may miss them.
+    public var cuts: [HistoryCut] = []
 
     public init() {}
 }

@@ -10,6 +10,7 @@ final class KafkaReplaySource: ReplayRecordSource {
     let partitions: [Int32]
     /// Per partition of locations and of trip commands: [first, end).
     private var ranges: [TopicPartition: Range<Int64>] = [:]
+    private(set) var cuts: [HistoryCut] = []
     /// How long a partition may give nothing before its end is reached, before the replay gives up.
     private let stallTimeout: Double = 60
 
@@ -46,6 +47,25 @@ final class KafkaReplaySource: ReplayRecordSource {
             }
             ranges[partition] = start..<max(start, end)
         }
+        cuts = try cuts(since: since)
+    }
+
+    /// The partitions whose range starts at the first record held, later than `since`, with records before it
+    /// gone (a low watermark above 0).
+    private func cuts(since: Int64) throws -> [HistoryCut] {
+        var candidates: [TopicPartition: Range<Int64>] = [:]
+        for (partition, range) in ranges where !range.isEmpty {
+            let low = try reader.watermarks(topic: partition.topic, partition: partition.partition,
+                                            timeout: .seconds(30)).low
+            if low > 0, range.lowerBound == low { candidates[partition] = range }
+        }
+        guard !candidates.isEmpty else { return [] }
+        let heads = try firstRecords(from: candidates.mapValues(\.lowerBound), before: candidates.mapValues(\.upperBound))
+        try reader.unassign()
+        return heads.filter { $0.value.timestamp > since }
+            .map { HistoryCut(topic: $0.key.topic, partition: $0.key.partition, firstOffset: $0.value.offset,
+                              firstTimestamp: $0.value.timestamp) }
+            .sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
     }
 
     private init(copying source: KafkaReplaySource) throws {
@@ -54,6 +74,7 @@ final class KafkaReplaySource: ReplayRecordSource {
         topics = source.topics
         partitions = source.partitions
         ranges = source.ranges
+        cuts = source.cuts
     }
 
     func copyForAnotherThread() throws -> any ReplayRecordSource { try KafkaReplaySource(copying: self) }

@@ -45,11 +45,11 @@ public enum ReplayJob {
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
         let started = WallClock.monotonic()
         try makeDirectory(options.outputDirectory)
-        let outputs = ["events", "eta", "dead-letters", "trip-summaries"].map { options.outputDirectory + "/\($0).ndjson" }
-        let events = try openOutput(outputs[0])
-        let eta = try openOutput(outputs[1])
-        let deadLetters = try openOutput(outputs[2])
-        let tripSummaries = try openOutput(outputs[3])
+        // Written under temporary names, published together once all are complete (a failure keeps the last run's).
+        let outputs = StagedOutputs(
+            paths: ["events", "eta", "dead-letters", "trip-summaries"].map { options.outputDirectory + "/\($0).ndjson" })
+        let writers = try outputs.temporaryPaths.map(openOutput)
+        let (events, eta, deadLetters, tripSummaries) = (writers[0], writers[1], writers[2], writers[3])
         func write(_ output: inout OutputBatch) throws {
             try events.write(output.events.values)
             try eta.write(output.eta.values)
@@ -69,6 +69,8 @@ public enum ReplayJob {
         // encoded by another, while the calling thread indexes the geofences and loads the commands.
         let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
         try makeDirectory(historyDirectory)
+        UnfinishedOutputs.registerScratch(historyDirectory, entriesStartingWith: "history")
+        defer { UnfinishedOutputs.unregisterScratch(historyDirectory) }
         let opener = SerialJobThread(name: "tripstream-replay-history")
         defer { opener.stop() }
         let setup = SerialJobThread(name: "tripstream-replay-setup")
@@ -82,6 +84,7 @@ public enum ReplayJob {
         // Geofences and trip commands are read once, before any fix, by a processor of their own:
         // the geofence table is shared read-only by every partition.
         var loader = InputProcessor(settings: options.settings)
+        loader.sourceFiles = options.sourceFiles
         let geofences: GeofenceTable
         var commands: [PendingCommand] = []
         do {
@@ -125,6 +128,7 @@ public enum ReplayJob {
             ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
                             fragments: fragments)
         }
+        for partition in partitions { partition.processor.sourceFiles = options.sourceFiles }
         for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
         commands = []
 
@@ -174,7 +178,8 @@ public enum ReplayJob {
         }
         try foldInParallel(weights: partitions.map(\.commandsLeft)) { $0.finish() }
         try writer.wait()
-        for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
+        for writer in writers { try writer.close() }
+        try outputs.publish()
 
         var summary = ReplaySummary()
         summary.processor = loader.counters
@@ -187,16 +192,12 @@ public enum ReplayJob {
         return summary
     }
 
-    /// Opens `path + ".partial"` for an output, moving a previous run's `path` there first: its pages are
-    /// overwritten in place rather than freed and allocated again (`FileWriter`'s `reusingExistingPages`),
-    /// and until `publish` renames it, a file whose tail may still be old is never under the final name.
-    static func openOutput(_ path: String) throws -> FileWriter {
-        let partial = path + ".partial"
-        if access(path, F_OK) == 0, rename(path, partial) != 0 {
-            throw ReplayError("cannot rename \(path): \(String(cString: strerror(errno)))")
-        }
-        return try FileWriter(path: partial, bufferSize: directWriteBytes, reusingExistingPages: true,
-                              bypassingPageCacheAfter: bypassPageCacheAfterBytes)
+    /// Opens a temporary output file (a `StagedOutputs` name). A leftover of a run killed before it could
+    /// remove it is overwritten in place (`FileWriter`'s `reusingExistingPages`, cut to size at close); the
+    /// previous run's published file is never touched until the new one replaces it whole.
+    static func openOutput(_ temporaryPath: String) throws -> FileWriter {
+        try FileWriter(path: temporaryPath, bufferSize: directWriteBytes, reusingExistingPages: true,
+                       bypassingPageCacheAfter: bypassPageCacheAfterBytes)
     }
 
     /// Output beyond this many bytes per file is written around the page cache (`FileWriter`'s
@@ -223,14 +224,6 @@ public enum ReplayJob {
     /// Pieces of a block per fold thread: small enough that the threads done folding share the next
     /// block's decoding evenly.
     static let piecesPerThread = 4
-
-    /// Closes an output opened by `openOutput` (cutting it to what this run wrote) and gives it its final name.
-    static func publish(_ writer: FileWriter, as path: String) throws {
-        try writer.close()
-        guard rename(writer.path, path) == 0 else {
-            throw ReplayError("cannot rename \(writer.path) to \(path): \(String(cString: strerror(errno)))")
-        }
-    }
 
     /// The table of a geofences file, its lines applied in order (bad ones dead-lettered by `processor`),
     /// decoded on a thread of its own ahead of the indexing (`GeofenceFileLoad`).

@@ -32,4 +32,11 @@ public struct ReplayOptions: Sendable {
         self.outputDirectory = outputDirectory
         self.settings = settings
     }
+
+    /// The file each input topic is read from, for dead letters to name.
+    var sourceFiles: [String: String] {
+        var files = [ReplayJob.geofencesTopic: geofencesPath, ReplayJob.fixesTopic: fixesPath]
+        if let commandsPath { files[ReplayJob.commandsTopic] = commandsPath }
+        return files
+    }
 }

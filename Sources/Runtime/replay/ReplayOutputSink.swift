@@ -12,30 +12,30 @@ protocol ReplayOutputSink: AnyObject {
     func finish() throws
 }
 
-/// `DIR/{events,eta,dead-letters,trip-summaries}.ndjson`, or `.ndjson.lz4` compressed, each written under
-/// `.partial` and renamed when finished, as `tripstream replay` over files writes them.
+/// `DIR/{events,eta,dead-letters,trip-summaries}.ndjson`, or `.ndjson.lz4` compressed, written under temporary
+/// names and renamed into place together when all are finished (``StagedOutputs``), as `tripstream replay` over
+/// files writes them: a replay that fails keeps the previous run's files.
 final class ReplayFileSink: ReplayOutputSink {
     private struct Output {
-        var path: String
-        var partial: String
         var write: ([UInt8]) throws -> Void
         var close: () throws -> Void
     }
 
+    private let staged: StagedOutputs
     private let outputs: [Output]
 
     init(directory: String, compressed: Bool) throws {
         try ReplayJob.makeDirectory(directory)
-        outputs = try ["events", "eta", "dead-letters", "trip-summaries"].map { name in
-            let path = directory + "/\(name).ndjson" + (compressed ? ".lz4" : "")
+        staged = StagedOutputs(paths: ["events", "eta", "dead-letters", "trip-summaries"].map {
+            directory + "/\($0).ndjson" + (compressed ? ".lz4" : "")
+        })
+        outputs = try staged.temporaryPaths.map { path in
             guard compressed else {
                 let writer = try ReplayJob.openOutput(path)
-                return Output(path: path, partial: writer.path, write: { try writer.write($0) },
-                              close: { try writer.close() })
+                return Output(write: { try writer.write($0) }, close: { try writer.close() })
             }
-            let writer = try LZ4FileWriter(path: path + ".partial")
-            return Output(path: path, partial: path + ".partial", write: { try writer.write($0) },
-                          close: { try writer.close() })
+            let writer = try LZ4FileWriter(path: path)
+            return Output(write: { try writer.write($0) }, close: { try writer.close() })
         }
     }
 
@@ -48,11 +48,7 @@ final class ReplayFileSink: ReplayOutputSink {
     }
 
     func finish() throws {
-        for output in outputs {
-            try output.close()
-            guard rename(output.partial, output.path) == 0 else {
-                throw ReplayError("cannot rename \(output.partial) to \(output.path): \(String(cString: strerror(errno)))")
-            }
-        }
+        for output in outputs { try output.close() }
+        try staged.publish()
     }
 }

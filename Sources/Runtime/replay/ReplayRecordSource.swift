@@ -21,6 +21,9 @@ protocol ReplayRecordSource {
 
     /// Records of `stream` in the range of `partition`, as far as known before reading (for progress).
     func recordEstimate(_ stream: ReplayStream, partition: Int32) -> Int64
+
+    /// The partitions whose log starts after `since`, records before it removed (``HistoryCut``).
+    var cuts: [HistoryCut] { get }
 }
 
 enum ReplayStream { case fixes, commands }
