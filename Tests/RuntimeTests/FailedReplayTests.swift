@@ -180,7 +180,8 @@ private final class LinesSource: ReplayRecordSource {
             if let failAt, failAt.partition == partition, index >= failAt.line {
                 throw KafkaError(code: .transport, message: "Local: Broker transport failure")
             }
-            try line.withUnsafeBytes { try body(Int64(index), Int64(index), nil, $0) }
+            // Stamped after any fix was taken (2100), as a producer stamps records: never a wrong clock.
+            try line.withUnsafeBytes { try body(Int64(index), 4_102_444_800_000 + Int64(index), nil, $0) }
         }
     }
 
