@@ -19,7 +19,10 @@ command -v prometheus >/dev/null && command -v promtool >/dev/null \
 work=$(mktemp -d)
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -89,7 +92,7 @@ wait_for() {
 echo "-- tripstream run, a fleet flowing, bad inputs; Prometheus scraping every second" >&2
 start_run "$work/state-1"
 wait_for 'tripstream_ready == 1'
-"$tripstream" simulate --brokers "$brokers" --users 200 --geofences 200 --duration 20m --rate 400 \
+"$tripstream" simulate --brokers "$brokers" --users 200 --geofences 200 --duration 8m --rate 400 \
     --offline-chance 0.01 --seed 5 >"$work/simulate.log" 2>&1 &
 simulate_pid=$!
 pids+=($simulate_pid)
