@@ -8,7 +8,8 @@
 #   - through Prometheus' HTTP API: the series are scraped and move (inputs, events, commits, lag,
 #     the commit and fix-to-event latency histograms, dead letters by reason, restore time), the
 #     rules are loaded and healthy, and every panel query of the Grafana dashboards returns data;
-#   - promtool: `check metrics` on a scrape of /metrics, `check rules`, `test rules`.
+#   - promtool: `check metrics` on a scrape of /metrics, `check rules`, `test rules`, and `check config`
+#     of docker/prometheus.yml (the compose file's Prometheus).
 # Usage: .ci/prometheus-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,9 @@ rules=deploy/prometheus/tripstream-rules.yaml
 echo "-- promtool: the rules and their unit tests" >&2
 promtool check rules "$rules" >&2
 promtool test rules deploy/prometheus/tests/*.yaml >&2
+# docker/compose.yaml's Prometheus configuration, with the rules where the container mounts them.
+sed "s#/etc/prometheus/rules/#$PWD/deploy/prometheus/#" docker/prometheus.yml >"$work/compose-prometheus.yml"
+promtool check config "$work/compose-prometheus.yml" >&2
 
 # Ports of their own, so two checks can run side by side.
 metrics_port=$((20000 + RANDOM % 20000))
