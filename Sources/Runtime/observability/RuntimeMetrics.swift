@@ -225,7 +225,7 @@ public final class RuntimeMetrics: Sendable {
         if let stateDirectory {
             let usage = StateDiskUsage.measure(stateDirectory)
             metric("tripstream_state_disk_bytes", "gauge",
-                   "Bytes on disk under --state-dir: the replay horizon's history (RocksDB) and the hot states' snapshots.",
+                   "Bytes of the files under --state-dir: the replay horizon's history (RocksDB) and the hot states' snapshots.",
                    [("{store=\"history\"}", "\(usage.historyBytes)"), ("{store=\"snapshots\"}", "\(usage.snapshotBytes)")])
         }
         if let resident = ProcessMemory.residentBytes() {

@@ -12,17 +12,19 @@ public struct StateDiskUsage: Equatable, Sendable {
         self.snapshotBytes = snapshotBytes
     }
 
-    /// The regular files under `directory` (zero for a directory not yet created).
+    /// The sizes of the regular files under `directory` (zero for a directory not yet created).
     public static func measure(_ directory: String) -> StateDiskUsage {
         var usage = StateDiskUsage()
         let root = URL(fileURLWithPath: directory, isDirectory: true)
-        let keys: [URLResourceKey] = [.isRegularFileKey, .fileAllocatedSizeKey, .fileSizeKey]
+        // Files' sizes, not the blocks allocated to them: file systems preallocate ahead of writes
+        // (XFS gives a 100 kB file 800 kB for a while), which would make the figure jump around.
+        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey]
         // Files vanish while we walk (RocksDB compactions, snapshot rotation): skip them, never fail.
         guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: keys,
                                                          errorHandler: { _, _ in true }) else { return usage }
         for case let file as URL in files {
             guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
-            let bytes = values.fileAllocatedSize ?? values.fileSize ?? 0
+            let bytes = values.fileSize ?? 0
             if file.pathComponents.contains(where: { $0.hasSuffix(".history") }) {
                 usage.historyBytes += bytes
             } else {
