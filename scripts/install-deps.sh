@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what TripStream needs on Debian 12, only what is missing: the C libraries it links
 # (librdkafka, liblz4, librocksdb), the independent Kafka peers the tests use (kcat, Debian's
-# python3-confluent-kafka, Go + Sarama) and Python's jsonschema for the schema checks.
+# python3-confluent-kafka, Go + Sarama), Python's jsonschema for the schema checks, and Prometheus
+# (promtool) and kubernetes-validate for the operations checks.
 set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
