@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what TripStream needs on Debian 12, only what is missing: the C libraries it links
 # (librdkafka, liblz4, librocksdb), the independent Kafka peers the tests use (kcat, Debian's
-# python3-confluent-kafka, Go + Sarama) and Python's jsonschema for the schema checks.
+# python3-confluent-kafka, Go + Sarama), Python's jsonschema for the schema checks, and Prometheus
+# (promtool) and kubernetes-validate for the operations checks.
 set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
-          golang-go golang-github-shopify-sarama-dev libzstd-dev curl)
+          golang-go golang-github-shopify-sarama-dev libzstd-dev curl
+          prometheus)  # Prometheus 2.42 and promtool, for .ci/prometheus-check.sh
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -28,6 +30,13 @@ fi
 if ! python3 -c 'import duckdb' 2>/dev/null; then
     echo "installing duckdb for $(command -v python3)" >&2
     python3 -m pip install --quiet duckdb || python3 -m pip install --quiet --break-system-packages duckdb
+fi
+
+# kubernetes-validate (PyPI, with its Kubernetes schemas offline) for .ci/kubernetes-check.sh.
+if ! command -v kubernetes-validate >/dev/null; then
+    echo "installing kubernetes-validate for $(command -v python3)" >&2
+    python3 -m pip install --quiet 'kubernetes-validate==1.37.0' \
+        || python3 -m pip install --quiet --break-system-packages 'kubernetes-validate==1.37.0'
 fi
 
 command -v swift >/dev/null || { echo "error: no Swift toolchain on PATH (Swift 6 is needed)" >&2; exit 1; }

@@ -140,4 +140,10 @@ if [ -x .ci/kafka-check.sh ]; then
     echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2
     .ci/kafka-check.sh "$tripstream"
 fi
+echo "== Kubernetes: the manifests validate against a pinned Kubernetes (kubernetes-validate) and keep their invariants" >&2
+.ci/kubernetes-check.sh
+
+echo "== Prometheus: a live scrape, the series move, every dashboard query has data, promtool rules and lint" >&2
+.ci/prometheus-check.sh "$tripstream"
+
 echo "all tests passed" >&2

@@ -70,7 +70,8 @@ enum PipelineBench {
         let second = PipelineInstance(cluster: cluster, state: state, instance: "bench", threads: threadCounts.last!)
         let restored = second.waitForRestore(partitions: Int(partitions))
         second.stop()
-        Terminal.output("restore         \(Int(Double(restored.records) / max(restored.seconds, 1e-9)).grouped) changelog records/s (\(restored.records.grouped) records, \(String(format1: restored.seconds)) s)")
+        let secondsPerGB = restored.seconds / max(Double(restored.bytes) / 1e9, 1e-12)
+        Terminal.output("restore         \(Int(Double(restored.records) / max(restored.seconds, 1e-9)).grouped) changelog records/s (\(restored.records.grouped) records, \(restored.bytes / 1_000_000) MB, \(String(format1: restored.seconds)) s of a fold thread: \(Int(secondsPerGB)) s per GB of changelog)")
         withExtendedLifetime(cluster) {}
     }
 
@@ -350,16 +351,19 @@ final class PipelineInstance: @unchecked Sendable {
         return (min(metrics.snapshot.inputsCommitted, expected), max(end - start, 1e-6))
     }
 
-    func waitForRestore(partitions: Int) -> (records: Int, seconds: Double) {
+    /// What the restores read and how long they took, summed over the partitions (restored side by
+    /// side on the fold threads: seconds of a thread, not of the clock).
+    func waitForRestore(partitions: Int) -> (records: Int, bytes: Int, seconds: Double) {
         let deadline = WallClock.monotonic() + 300
         while WallClock.monotonic() < deadline {
             let values = metrics.snapshot
             if values.ownedPartitions == partitions, values.restoresInProgress == 0 {
-                return (values.restoredRecords, values.restoreSeconds)
+                return (values.restoredRecords, values.restoredBytes, values.restoreSeconds)
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        return (metrics.snapshot.restoredRecords, metrics.snapshot.restoreSeconds)
+        let values = metrics.snapshot
+        return (values.restoredRecords, values.restoredBytes, values.restoreSeconds)
     }
 
     func stop() {

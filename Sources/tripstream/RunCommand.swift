@@ -77,7 +77,7 @@ enum RunCommand {
         ShutdownSignal.install(deadline: Double(shutdownTimeout) / 1000)
         let options = try options(parsed)
         try KafkaSettings.checkReachable(options.kafka)
-        let metrics = RuntimeMetrics()
+        let metrics = RuntimeMetrics(stateDirectory: options.stateDirectory)
         let port = try parsed.int("metrics-port", in: 0...65_535)
         if port > 0 {
             let address = try parsed.string("metrics-address")

@@ -74,7 +74,12 @@ struct KafkaRuntimeTests {
         let second = harness.start(instance: "a")
         #expect(harness.waitUntilConsumed([second], atLeast: harness.inputCount - first.metrics.snapshot.inputsCommitted))
         #expect(second.halt())
-        #expect(second.metrics.snapshot.restoredRecords > 0)
+        let restored = second.metrics.snapshot
+        #expect(restored.restoredRecords > 0)
+        // What the restore alerts and the sizing guide read: bytes, and one restore time per partition.
+        #expect(restored.restoredBytes > restored.restoredRecords * 10, "a changelog record holds a key and a state")
+        #expect(restored.partitionRestoreSeconds.count >= Int(KafkaRuntimeHarness.partitions))
+        #expect(abs(restored.partitionRestoreSeconds.sum - restored.restoreSeconds) < 1e-9)
         assertMatchesFold(harness, try harness.readEvents(), "changelog restore")
     }
 

@@ -69,6 +69,7 @@ struct PipelineFailureTests {
         #expect(first.done.wait(timeout: .now() + 30) == .success, "a fenced instance stops")
         let fenced = (first.failure as? KafkaError)?.code
         #expect(fenced == .producerFenced, "\(String(describing: first.failure))")
+        #expect(first.metrics.snapshot.producerFenced, "tripstream_producer_fenced says so until the process exits")
         let committedByFirst = first.metrics.snapshot.inputsCommitted
         #expect(committedByFirst < harness.inputCount, "fenced before it finished")
 
@@ -78,6 +79,7 @@ struct PipelineFailureTests {
         })
         #expect(second.halt())
         #expect(second.failure == nil, "\(String(describing: second.failure))")
+        #expect(!second.metrics.snapshot.producerFenced)
         try assertExactlyOnce(harness, "fenced producer")
     }
 

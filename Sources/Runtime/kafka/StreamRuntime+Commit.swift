@@ -159,6 +159,7 @@ extension StreamRuntime {
             sharedOutput = shared
             try rebuildOwnedPartitions()
         case let .fatal(error):
+            if error.fencesThisInstance { metrics.update { $0.producerFenced = true } }
             throw error  // fenced by a newer instance, or an unrecoverable client error
         }
         publishCounters()

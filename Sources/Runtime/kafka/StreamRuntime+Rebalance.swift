@@ -150,9 +150,12 @@ extension StreamRuntime {
         if start < marks.high {
             try reader.assign([(changelog, .offset(start))])
             var position = start
+            var bytes = 0
+            defer { let read = bytes; metrics.update { $0.restoredBytes += read } }
             let deadline = clock.monotonic() + 300
             while position < marks.high, clock.monotonic() < deadline {
                 for record in try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200)) {
+                    bytes += (record.key?.count ?? 0) + (record.value?.count ?? 0)
                     restore.apply(key: record.key, value: record.value)
                 }
                 position = try reader.positions([changelog])[changelog] ?? position
@@ -176,6 +179,7 @@ extension StreamRuntime {
             $0.restoredRecords += restored
             $0.corruptChangelogRecords += corrupt
             $0.restoreSeconds += seconds
+            $0.partitionRestoreSeconds.observe(seconds)
         }
         log("restored partition \(partition): \(restore.users) users, \(restore.records) changelog records (\(restore.segments) history segments) in \(String(Int(seconds * 1000))) ms"
             + (snapshot != nil ? " (from a snapshot)" : ""))

@@ -1,5 +1,6 @@
 import Domain
 import Synchronization
+import struct Foundation.Date
 
 /// The runtime's counters and gauges, shared with the metrics endpoint's thread.
 public final class RuntimeMetrics: Sendable {
@@ -35,6 +36,12 @@ public final class RuntimeMetrics: Sendable {
         /// Time spent restoring partitions, seconds.
         public var restoreSeconds = 0.0
         public var restoresInProgress = 0
+        /// Time to restore one partition's state (snapshot, then changelog), per restore.
+        public var partitionRestoreSeconds = Histogram(bounds: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
+        /// Bytes of state-changelog records read by restores (keys and values).
+        public var restoredBytes = 0
+        /// A newer instance with this one's transactional id fenced its producer: this one stops.
+        public var producerFenced = false
         public var ownedPartitions = 0
         /// Partitions reported lost (session expired): dropped without committing.
         public var partitionsLost = 0
@@ -106,8 +113,12 @@ public final class RuntimeMetrics: Sendable {
     }
 
     private let values = Mutex(Values())
+    /// Where `run` keeps its state, measured at each scrape (`tripstream_state_disk_bytes`); nil: not exposed.
+    public let stateDirectory: String?
+    /// Seconds since the Unix epoch at which this process started, for `process_start_time_seconds`.
+    private let startTime = Date().timeIntervalSince1970
 
-    public init() {}
+    public init(stateDirectory: String? = nil) { self.stateDirectory = stateDirectory }
 
     public func update(_ body: (inout Values) -> Void) { values.withLock { body(&$0) } }
 
@@ -197,6 +208,31 @@ public final class RuntimeMetrics: Sendable {
         metric("tripstream_forced_merges_total", "counter",
                "Inputs folded past the other input stream after --merge-wait without the broker confirming its end.",
                [("", "\(v.forcedMerges)")])
+        histogram(&out, "tripstream_partition_restore_seconds",
+                  "Time to restore one partition's state from its snapshot and the changelog.", v.partitionRestoreSeconds)
+        metric("tripstream_restored_bytes_total", "counter", "State-changelog bytes (keys and values) read by restores.",
+               [("", "\(v.restoredBytes)")])
+        metric("tripstream_healthy", "gauge", "1 when /health answers 200, else 0 (starting, aborts in a row, group lost).",
+               [("", v.ready && v.healthProblem == nil ? "1" : "0")])
+        metric("tripstream_ready", "gauge", "1 when /ready answers 200 (started, no partition restoring), else 0.",
+               [("", v.ready && v.restoresInProgress == 0 ? "1" : "0")])
+        metric("tripstream_consecutive_aborted_transactions", "gauge",
+               "Transactions aborted since the last one committed (/health fails at \(Values.unhealthyAborts)).",
+               [("", "\(v.consecutiveAborts)")])
+        metric("tripstream_producer_fenced", "gauge",
+               "1 once a newer instance with this instance's id fenced its producer (the instance then stops).",
+               [("", v.producerFenced ? "1" : "0")])
+        if let stateDirectory {
+            let usage = StateDiskUsage.measure(stateDirectory)
+            metric("tripstream_state_disk_bytes", "gauge",
+                   "Bytes of the files under --state-dir: the replay horizon's history (RocksDB) and the hot states' snapshots.",
+                   [("{store=\"history\"}", "\(usage.historyBytes)"), ("{store=\"snapshots\"}", "\(usage.snapshotBytes)")])
+        }
+        if let resident = ProcessMemory.residentBytes() {
+            metric("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", [("", "\(resident)")])
+        }
+        metric("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
+               [("", "\(startTime)")])
         return out
     }
 
