@@ -15,7 +15,7 @@ let program = CommandLineProgram(
         """,
     commands: [
         RunCommand.spec, DevBrokerCommand.spec, DemoCommand.spec, SimulateCommand.spec, ReplayCommand.spec,
-        BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec,
+        BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec, ConsoleCommand.spec, TrackingLinkCommand.spec,
     ])
 
 let parsed = program.parseOrExit()
@@ -28,6 +28,8 @@ do {
     case ReplayCommand.spec.name: try ReplayCommand.run(parsed)
     case BenchCommand.spec.name: try BenchCommand.run(parsed)
     case ArchiveCommand.spec.name: try ArchiveCommand.run(parsed)
+    case ConsoleCommand.spec.name: try ConsoleCommand.run(parsed)
+    case TrackingLinkCommand.spec.name: try TrackingLinkCommand.run(parsed)
     case DiffCommand.spec.name:
         do { try DiffCommand.run(parsed) } catch is DiffFound { exit(1) }
     default: fatalError("unhandled command \(parsed.commandName)")

@@ -1,0 +1,76 @@
+import ConsoleHTTP
+import Foundation
+import KafkaIO
+import Synchronization
+
+/// The console process's parts, wired: the feed reading the topics into the store, a tick that publishes the
+/// store's changes to the live pages every ``tickMilliseconds``, the service-metrics scrape, and the server.
+public final class ConsoleService: Sendable {
+    public static let tickMilliseconds = 250
+    public let store: FleetStore
+    public let hub: LiveHub
+    public let metrics: ServiceMetrics?
+    private let server: HTTPServer
+    private let feed: Mutex<ConsoleFeed?>
+    private let stopped = Atomic<Bool>(false)
+    private let log: @Sendable (String) -> Void
+
+    public init(kafka: KafkaConfiguration, topics: ConsoleTopics, address: ListenAddress, settings: ConsoleSettings,
+                metricsSource: (@Sendable () -> String?)?, log: @escaping @Sendable (String) -> Void) throws
+    {
+        let store = FleetStore(topics: topics)
+        let hub = LiveHub()
+        let metrics = metricsSource.map { ServiceMetrics(source: $0) }
+        let routes = ConsoleRoutes(store: store, hub: hub, metrics: metrics, settings: settings,
+                                   now: { Int64(Date().timeIntervalSince1970 * 1000) })
+        self.server = try HTTPServer(address: address) { routes.respond($0) }
+        self.feed = Mutex(try ConsoleFeed(kafka: kafka, store: store, log: log))
+        self.store = store
+        self.hub = hub
+        self.metrics = metrics
+        self.log = log
+    }
+
+    /// Where the console listens, with the port it got.
+    public var url: String { "http://\(server.address)/" }
+
+    /// Starts the feed, tick, metrics and server threads.
+    public func start() {
+        let feedThread = Thread { [self] in
+            guard let feed = feed.withLock({ value -> ConsoleFeed? in defer { value = nil }; return value }) else { return }
+            do {
+                try feed.run(shouldStop: { self.stopped.load(ordering: .relaxed) })
+            } catch {
+                log("console: reading the topics failed: \(error)")
+            }
+        }
+        feedThread.name = "console-feed"
+        feedThread.start()
+        let tickThread = Thread { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                usleep(UInt32(Self.tickMilliseconds * 1000))
+                let changes = store.takeChanges()
+                hub.publish(FleetJSON.delta(changes), sequence: changes.sequence)
+            }
+        }
+        tickThread.name = "console-tick"
+        tickThread.start()
+        if let metrics {
+            let metricsThread = Thread { [self] in
+                while !stopped.load(ordering: .relaxed) {
+                    metrics.poll(now: Int64(Date().timeIntervalSince1970 * 1000))
+                    sleep(2)
+                }
+            }
+            metricsThread.name = "console-metrics"
+            metricsThread.start()
+        }
+        server.start()
+    }
+
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        server.stop()
+        hub.stop()
+    }
+}

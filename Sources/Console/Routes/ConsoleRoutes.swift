@@ -1,0 +1,166 @@
+import ConsoleHTTP
+
+/// Maps requests to responses. No sockets here: tests call ``respond(_:)`` with parsed requests.
+///
+/// - `/`, `/api/config`, `/api/snapshot`, `/api/live` (SSE), `/api/metrics`: the operations console, behind
+///   ``ConsoleAccess``.
+/// - `/track/<token>`, `/api/track/<token>`: one trip for its customer, behind the token alone.
+/// - `/assets/…`: the pages' scripts and styles (nothing in them is data); `/healthz`.
+public struct ConsoleRoutes: Sendable {
+    let store: FleetStore
+    let hub: LiveHub
+    let metrics: ServiceMetrics?
+    let settings: ConsoleSettings
+    /// Wall clock, ms since 1970: tracking links expire by it.
+    let now: @Sendable () -> Int64
+
+    public init(store: FleetStore, hub: LiveHub, metrics: ServiceMetrics?, settings: ConsoleSettings,
+                now: @escaping @Sendable () -> Int64)
+    {
+        self.store = store
+        self.hub = hub
+        self.metrics = metrics
+        self.settings = settings
+        self.now = now
+    }
+
+    public func respond(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var response = HTTPResponse.error(.methodNotAllowed, "only GET and HEAD")
+            response.headers.append(("Allow", "GET, HEAD"))
+            return response
+        }
+        var response = route(request)
+        response.headers.append(("Referrer-Policy", "no-referrer"))
+        let images = settings.tiles == nil ? "'self' data:" : "'self' data: http: https:"
+        response.headers.append(("Content-Security-Policy",
+                                 "default-src 'self'; img-src \(images); style-src 'self'; frame-ancestors 'none'"))
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let path = request.path
+        if path == "/healthz" { return .text(.ok, "ok\n") }
+        if path.hasPrefix("/assets/") { return asset(String(path.dropFirst(8))) }
+        if path.hasPrefix("/track/") { return trackingPage(String(path.dropFirst(7))) }
+        if path.hasPrefix("/api/track/") { return trackingData(String(path.dropFirst(11))) }
+        guard path == "/" || path.hasPrefix("/api/") else { return .error(.notFound, "no such page: try /") }
+        guard settings.access.allows(request) else {
+            return .error(.unauthorized, "this console needs its access token (Authorization: Bearer, or ?access_token= once)")
+        }
+        switch path {
+        case "/":
+            if settings.access.required, let token = request.query["access_token"] {
+                // The token moves into a cookie and out of the address bar (and of history).
+                return HTTPResponse(status: .found, headers: [
+                    ("Location", "/"),
+                    ("Set-Cookie", "\(ConsoleAccess.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
+                ])
+            }
+            return .text(.ok, ConsolePage.html, type: "text/html; charset=utf-8")
+        case "/api/config":
+            var json = JSONText()
+            json.raw("{\"tiles\":")
+            json.optionalString(settings.tiles)
+            json.raw(",\"staleMinutes\":")
+            json.int(Int64(settings.staleMinutes))
+            json.raw(",\"metrics\":")
+            json.bool(metrics != nil)
+            json.raw(",\"tracking\":")
+            json.bool(settings.trackingSecret != nil)
+            json.raw("}")
+            return .json(json.bytes)
+        case "/api/snapshot":
+            let time = now()
+            return .json(store.read { FleetJSON.snapshot($0, now: time) })
+        case "/api/live":
+            let last = request.header("last-event-id").flatMap { Int64($0) } ?? request.query["since"].flatMap { Int64($0) }
+            if request.query["since"] != nil, last == nil { return .error(.badRequest, "since must be a number") }
+            guard let stream = hub.stream(after: last) else {
+                return .error(.serviceUnavailable, "too many live views open")
+            }
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
+                                body: .stream(stream))
+        case "/api/metrics":
+            guard let metrics else { return .error(.notFound, "no --metrics-url given") }
+            return .json(metrics.json())
+        default:
+            return .error(.notFound, "no such API: \(path.prefix(64))")
+        }
+    }
+
+    private func asset(_ name: String) -> HTTPResponse {
+        switch name {
+        case "console.js": .text(.ok, ConsoleScript.text, type: "text/javascript; charset=utf-8")
+        case "map.js": .text(.ok, MapScript.text, type: "text/javascript; charset=utf-8")
+        case "tracking.js": .text(.ok, TrackingScript.text, type: "text/javascript; charset=utf-8")
+        case "console.css": .text(.ok, ConsoleStyle.text, type: "text/css; charset=utf-8")
+        default: .error(.notFound, "no such asset")
+        }
+    }
+
+    // MARK: - Tracking
+
+    /// The trip a token names, or the 4xx why not.
+    func trackedTrip(_ tokenText: String) -> Result<(TripView, GeofenceView?), TrackingRefusal> {
+        guard let secret = settings.trackingSecret else { return .failure(.disabled) }
+        let token: TrackingToken
+        do {
+            token = try TrackingToken.verify(tokenText, secret: secret)
+        } catch {
+            return .failure(error == .badSignature ? .badSignature : .malformed)
+        }
+        let time = now()
+        let found: (TripView, GeofenceView?)? = store.read { model in
+            guard let trip = model.trips[TripKey(user: token.user, trip: token.trip)] else { return nil }
+            let fence = trip.destinationTag.flatMap { tag in
+                trip.destinationExternalId.flatMap { model.geofences["\(tag)/\($0)"] }
+            }
+            return (trip, fence)
+        }
+        guard let (trip, fence) = found else { return .failure(.unknownTrip) }
+        if let ended = trip.endedAt, time > ended + token.expiresAfterSeconds * 1000 { return .failure(.expired) }
+        return .success((trip, fence))
+    }
+
+    private func trackingPage(_ token: String) -> HTTPResponse {
+        switch trackedTrip(token) {
+        case .success, .failure(.unknownTrip):
+            // A trip not seen yet is not an error for its customer: the page says so and keeps asking.
+            return .text(.ok, TrackingPage.html, type: "text/html; charset=utf-8")
+        case .failure(let refusal):
+            return .text(refusal.status, TrackingPage.refused(refusal.message), type: "text/html; charset=utf-8")
+        }
+    }
+
+    private func trackingData(_ token: String) -> HTTPResponse {
+        switch trackedTrip(token) {
+        case .success(let (trip, fence)): return .json(TrackingJSON.render(trip, destination: fence))
+        case .failure(let refusal): return .error(refusal.status, refusal.message)
+        }
+    }
+}
+
+/// Why a tracking link shows nothing.
+enum TrackingRefusal: Error, Equatable {
+    case disabled, malformed, badSignature, unknownTrip, expired
+
+    var status: HTTPStatus {
+        switch self {
+        case .disabled, .unknownTrip: .notFound
+        case .malformed: .badRequest
+        case .badSignature: .forbidden
+        case .expired: .gone
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .disabled: "tracking links are not enabled on this console"
+        case .malformed: "this is not a tracking link"
+        case .badSignature: "this tracking link is not valid"
+        case .unknownTrip: "this trip has not started yet"
+        case .expired: "this tracking link has expired"
+        }
+    }
+}

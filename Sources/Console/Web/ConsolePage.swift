@@ -1,0 +1,46 @@
+// Served as it is; edit here.
+/// The operations console's page.
+enum ConsolePage {
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>TripStream console</title>
+<link rel="stylesheet" href="/assets/console.css">
+</head>
+<body>
+<div id="app">
+  <div id="mapbox">
+    <canvas id="map"></canvas>
+    <div id="selected"></div>
+    <div id="zoom"><button id="zoom-in" title="Zoom in">+</button><button id="zoom-out" title="Zoom out">−</button></div>
+    <div id="legend">
+      <span class="trip"><i></i>on a trip</span><span class="idle"><i></i>idle</span>
+      <span class="late"><i></i>late</span><span class="stale"><i></i>stale</span>
+    </div>
+  </div>
+  <div id="side">
+    <header><h1>TripStream console <small id="connection">connecting</small></h1><div id="stats"></div></header>
+    <section id="trips-section">
+      <h2>Trips <span id="trip-count"></span>
+        <select id="status-filter">
+          <option value="">all statuses</option><option value="started">started</option>
+          <option value="approaching">approaching</option><option value="arrived">arrived</option>
+          <option value="pending">pending</option><option value="delayed">delayed</option>
+        </select>
+        <select id="tag-filter"><option value="">all tags</option></select>
+      </h2>
+      <div class="list" id="trips"></div>
+    </section>
+    <section id="feed-section"><h2>Events</h2><div class="list" id="feed"></div></section>
+    <section id="chart-section" hidden><h2>Service: lag and events/s</h2><canvas id="chart"></canvas></section>
+  </div>
+</div>
+<script src="/assets/map.js"></script>
+<script src="/assets/console.js"></script>
+</body>
+</html>
+"""#
+}
