@@ -13,6 +13,7 @@ public final class ConsoleService: Sendable {
     private let server: HTTPServer
     private let feed: Mutex<ConsoleFeed?>
     private let stopped = Atomic<Bool>(false)
+    private let feedFinished = DispatchSemaphore(value: 0)
     private let log: @Sendable (String) -> Void
 
     public init(kafka: KafkaConfiguration, topics: ConsoleTopics, address: ListenAddress, settings: ConsoleSettings,
@@ -37,6 +38,7 @@ public final class ConsoleService: Sendable {
     /// Starts the feed, tick, metrics and server threads.
     public func start() {
         let feedThread = Thread { [self] in
+            defer { feedFinished.signal() }
             guard let feed = feed.withLock({ value -> ConsoleFeed? in defer { value = nil }; return value }) else { return }
             do {
                 try feed.run(shouldStop: { self.stopped.load(ordering: .relaxed) })
@@ -68,9 +70,12 @@ public final class ConsoleService: Sendable {
         server.start()
     }
 
+    /// Stops serving and reading; returns once the feed closed its client (or after 5 s), so the brokers
+    /// can go away after it.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         server.stop()
         hub.stop()
+        _ = feedFinished.wait(timeout: .now() + 5)
     }
 }
