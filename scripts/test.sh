@@ -107,6 +107,9 @@ if [ -z "$published" ] || [ "${consumed:-0}" -lt "$published" ]; then
     exit 1
 fi
 
+echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
+.ci/console-check.sh "$tripstream"
+
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"
 
