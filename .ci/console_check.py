@@ -8,6 +8,9 @@ a trip shows an ETA; a tracking page shows its one trip, and no response it make
 trip; a tampered or malformed token is refused. Saves console.png and tracking.png in OUT_DIR, and prints
 the first paint and how far positions are drawn behind the users topic.
 """
+import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -32,6 +35,17 @@ def get(url):
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def tracking_link(secret: bytes, user: str, trip: str, console: str, expires_after: int = 3600) -> str:
+    """README's recipe for a notification service: must give the same link as `tripstream tracking-link`."""
+    message = f"v1\n{user}\n{trip}\n{expires_after}".encode()
+    mac = hmac.new(secret, message, hashlib.sha256).digest()
+    return f"{console}/track/v1.{b64(user.encode())}.{b64(trip.encode())}.{expires_after}.{b64(mac)}"
 
 
 def browser(width=1400, height=860):
@@ -116,6 +130,10 @@ def check_tracking(driver, base, tripstream, secret_file, out):
     link = subprocess.run([tripstream, "tracking-link", "--secret-file", secret_file, "--user", trip["user"],
                            "--trip", trip["trip"], "--console", base], check=True, capture_output=True,
                           text=True).stdout.strip()
+    with open(secret_file, "rb") as file:
+        secret = file.read().rstrip(b"\r\n")
+    if tracking_link(secret, trip["user"], trip["trip"], base.rstrip("/")) != link:
+        fail(f"README's Python recipe mints another link than tripstream tracking-link: {link}")
     driver.get_log("performance")  # drop the console's entries
     driver.get(link)
     status_text = wait(driver, "const s = document.getElementById('status').textContent;"

@@ -34,7 +34,7 @@ enum ConsolePage {
       </h2>
       <div class="list" id="trips"></div>
     </section>
-    <section id="feed-section"><h2>Events</h2><div class="list" id="feed"></div></section>
+    <section id="feed-section"><h2>Events <label><input type="checkbox" id="updates-filter"> trip updates</label></h2><div class="list" id="feed"></div></section>
     <section id="chart-section" hidden><h2>Service: lag and events/s</h2><canvas id="chart"></canvas></section>
   </div>
 </div>

@@ -16,7 +16,8 @@ const state = {
   selected: null,
   eventTimes: [],
   lagMs: null,
-  lagSamples: [],
+  lagSamples: [],      // ms from a users-topic record's Kafka timestamp to the frame that draws it
+  arrivalSamples: [],  // ms from that timestamp to the delta's arrival in the page
   firstDraw: null,
   fitted: false,
 };
@@ -123,7 +124,8 @@ function renderTrips() {
     tagSelect.replaceChildren(new Option("all tags", ""), ...[...tags].sort().map((x) => new Option(x, x)));
     tagSelect.value = current;
   }
-  rows.sort((a, b) => (b.delayed - a.delayed) || ((a.eta ?? 1e9) - (b.eta ?? 1e9)));
+  const order = { approaching: 0, started: 1, pending: 2, arrived: 3 };
+  rows.sort((a, b) => (b.delayed - a.delayed) || ((order[a.status] ?? 4) - (order[b.status] ?? 4)) || ((a.eta ?? 1e9) - (b.eta ?? 1e9)));
   $("trip-count").textContent = `${rows.length}`;
   const list = $("trips");
   list.replaceChildren(...rows.slice(0, 200).map((t) => {
@@ -133,7 +135,7 @@ function renderTrips() {
     const id = document.createElement("b"); id.append(text(t.trip));
     const status = document.createElement("span"); status.className = "status"; status.append(text(` ${t.status} `));
     row.append(id, status, text(`${t.user}${t.dest ? " → " + t.dest : ""} `));
-    if (t.eta != null) { const eta = document.createElement("span"); eta.className = "eta"; eta.append(text("ETA " + etaText(t))); row.append(eta); }
+    if (t.eta != null && t.status !== "arrived") { const eta = document.createElement("span"); eta.className = "eta"; eta.append(text("ETA " + etaText(t))); row.append(eta); }
     for (const [flag, on] of [["approaching", t.status === "approaching"], ["arrived", t.status === "arrived"], ["delayed", t.delayed]]) {
       if (!on) continue;
       const badge = document.createElement("span"); badge.className = "badge " + flag;
@@ -146,7 +148,8 @@ function renderTrips() {
 }
 function renderFeed() {
   const list = $("feed");
-  list.replaceChildren(...state.events.slice(-100).reverse().map((e) => {
+  const updates = $("updates-filter").checked;
+  list.replaceChildren(...state.events.filter((e) => updates || e.type !== "user.updated_trip").slice(-100).reverse().map((e) => {
     const row = document.createElement("div");
     row.className = "row event";
     row.dataset.user = e.user;
@@ -175,6 +178,7 @@ setInterval(() => {
   if (state.selected) select(state.selected, false);
 }, 1000);
 $("status-filter").onchange = $("tag-filter").onchange = () => renderTrips();
+$("updates-filter").onchange = () => renderFeed();
 
 function applySnapshot(s) {
   state.drivers.clear(); state.trips.clear(); state.tripByUser.clear(); state.geofences.clear(); state.events = [];
@@ -201,7 +205,11 @@ function applyDelta(d) {
   for (const key of d.removedGeofences) state.geofences.delete(key);
   if (d.events.length) { putEvents(d.events); feedDirty = true; state.eventTimes.push([Date.now(), d.eventCount]); }
   if (d.trips.length) tripsDirty = true;
-  if (d.drivers.length) state.pendingRecordAt = d.newestUserRecordAt;
+  if (d.drivers.length) {
+    state.pendingRecordAt = d.newestUserRecordAt;
+    state.arrivalSamples.push(Date.now() - d.newestUserRecordAt);
+    if (state.arrivalSamples.length > 500) state.arrivalSamples.shift();
+  }
   if (!state.fitted && (state.geofences.size || state.drivers.size)) {
     const points = [...state.geofences.values()].map(fenceCenter);
     for (const dr of state.drivers.values()) { points.push([dr[0], dr[1]]); if (points.length > 5000) break; }

@@ -27,7 +27,8 @@ class CanvasMap {
     new ResizeObserver(resize).observe(canvas);
     resize();
     let drag = null;
-    canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: false }; canvas.setPointerCapture(e.pointerId); });
+    this.userMoved = false; // set once the user pans or zooms: pages stop fitting the view then
+    canvas.addEventListener("pointerdown", (e) => { this.userMoved = true; drag = { x: e.clientX, y: e.clientY, moved: false }; canvas.setPointerCapture(e.pointerId); });
     canvas.addEventListener("pointermove", (e) => {
       if (!drag) return;
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
@@ -46,6 +47,7 @@ class CanvasMap {
     });
     canvas.addEventListener("wheel", (e) => {
       e.preventDefault();
+      this.userMoved = true;
       const r = canvas.getBoundingClientRect();
       this.zoomAt(e.clientX - r.left, e.clientY - r.top, e.deltaY < 0 ? 0.5 : -0.5);
     }, { passive: false });

@@ -7,7 +7,7 @@ enum TrackingScript {
 const token = location.pathname.split("/").pop();
 const map = new CanvasMap(document.getElementById("map"));
 const $ = (id) => document.getElementById(id);
-let trip = null, fitted = false;
+let trip = null;
 window.trackingState = () => trip;
 map.layers.push((ctx, m) => {
   if (!trip) return;
@@ -53,11 +53,11 @@ function show() {
   if (trip.meters != null) notes.push((trip.meters / 1000).toFixed(1) + " km away");
   if (trip.delayed) notes.push("running " + trip.late + " min late");
   $("details").textContent = notes.join(" · ");
-  if (!fitted) {
+  if (!map.userMoved) {
     const points = trip.track.slice();
     if (trip.destination.point) points.push(trip.destination.point);
     else if (trip.destination.shape) points.push(fenceCenter(trip.destination.shape));
-    if (points.length) { map.fit(points, 60); fitted = true; }
+    if (points.length) map.fit(points, 60);
   }
   map.request();
 }
