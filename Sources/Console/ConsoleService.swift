@@ -22,7 +22,9 @@ public final class ConsoleService: Sendable {
         let store = FleetStore(topics: topics)
         let hub = LiveHub()
         let metrics = metricsSource.map { ServiceMetrics(source: $0) }
-        let routes = ConsoleRoutes(store: store, hub: hub, metrics: metrics, settings: settings,
+        let reader = PlaybackReader(kafka: kafka, topic: topics.locations)
+        let playback = PlaybackSource { user, from, to in try reader.read(user: user, from: from, to: to) }
+        let routes = ConsoleRoutes(store: store, hub: hub, metrics: metrics, settings: settings, playback: playback,
                                    now: { Int64(Date().timeIntervalSince1970 * 1000) })
         self.server = try HTTPServer(address: address) { routes.respond($0) }
         self.feed = Mutex(try ConsoleFeed(kafka: kafka, store: store, log: log))

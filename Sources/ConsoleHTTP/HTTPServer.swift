@@ -123,23 +123,24 @@ public final class HTTPServer: @unchecked Sendable {
                 return
             case .request(let request, let consumed):
                 buffer.removeFirst(consumed)
-                var response = handler(request)
-                if request.method == "HEAD", case .bytes(let bytes) = response.body {
-                    response.body = .bytes([])
-                    response.headers.append(("X-Content-Length", "\(bytes.count)"))
-                }
-                guard write(response, to: connection, keepAlive: request.keepAlive), request.keepAlive else { return }
+                let response = handler(request)
+                guard write(response, to: connection, keepAlive: request.keepAlive, headOnly: request.method == "HEAD"),
+                    request.keepAlive
+                else { return }
             }
         }
     }
 
     /// False when the connection must close (a stream ended, the client left, or it asked to close).
-    private func write(_ response: HTTPResponse, to connection: SocketConnection, keepAlive: Bool) -> Bool {
+    private func write(_ response: HTTPResponse, to connection: SocketConnection, keepAlive: Bool,
+                       headOnly: Bool = false) -> Bool
+    {
         switch response.body {
         case .bytes(let bytes):
-            return connection.write(response.head(keepAlive: keepAlive) + bytes)
+            // A HEAD answer has the GET's Content-Length and no body.
+            return connection.write(response.head(keepAlive: keepAlive) + (headOnly ? [] : bytes))
         case .stream(let produce):
-            guard connection.write(response.head(keepAlive: false)) else { return false }
+            guard connection.write(response.head(keepAlive: false)), !headOnly else { return false }
             produce(connection)
             return false
         }

@@ -9,7 +9,7 @@ import Runtime
 enum ConsoleCommand {
     /// The `--*-topic` options of the topics it reads.
     private static let topicOptions: Set<String> = [
-        "users-topic", "events-topic", "eta-topic", "trip-summaries-topic", "geofences-topic",
+        "users-topic", "events-topic", "eta-topic", "trip-summaries-topic", "geofences-topic", "locations-topic",
     ]
 
     static let spec = CommandSpec(
@@ -57,6 +57,7 @@ enum ConsoleCommand {
         topics.eta = all.eta
         topics.tripSummaries = all.tripSummaries
         topics.geofences = all.geofences
+        topics.locations = all.locations
         let metricsURL = try parsed.optional("metrics-url", parsed.string)
         if let metricsURL, HTTPGet.split(metricsURL) == nil {
             throw CommandFailure("--metrics-url: \(metricsURL) is not an http://host:port/path URL")

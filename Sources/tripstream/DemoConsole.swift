@@ -24,6 +24,7 @@ enum DemoConsole {
         consoleTopics.eta = topics.eta
         consoleTopics.tripSummaries = topics.tripSummaries
         consoleTopics.geofences = topics.geofences
+        consoleTopics.locations = topics.locations
         let console = try ConsoleService(
             kafka: kafka, topics: consoleTopics, address: ListenAddress(host: "127.0.0.1", port: 0), settings: settings,
             metricsSource: { metrics.render() }, log: { _ in })

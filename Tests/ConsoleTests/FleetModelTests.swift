@@ -107,6 +107,9 @@ import Testing
         #expect(Timestamp.milliseconds("2026-05-12 14:30:01Z") == nil)
         #expect(Timestamp.milliseconds("2026-13-12T14:30:01Z") == nil)
         #expect(Timestamp.milliseconds("2026-05-12T14:30:01.Z") == nil)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01+01:00") == nil)
+        #expect(Timestamp.milliseconds("2026-05-12T15:30:01.234+01:00") == 1_778_596_201_234)
+        #expect(Timestamp.milliseconds("2026-05-12T13:00:01.234-01:30") == 1_778_596_201_234)
+        #expect(Timestamp.milliseconds("2026-05-12T14:30:01+1:00") == nil)
+        #expect(Timestamp.milliseconds("2026-05-12T14:30:01+25:00") == nil)
     }
 }

@@ -5,7 +5,10 @@ public struct ConsoleTopics: Sendable, Equatable {
     public var eta = "tripstream.eta"
     public var tripSummaries = "tripstream.trip-summaries"
     public var geofences = "tripstream.geofences"
+    /// The input fixes, read only for a route's playback.
+    public var locations = "tripstream.locations"
     public init() {}
 
+    /// The topics the read model follows.
     public var all: [String] { [users, events, eta, tripSummaries, geofences] }
 }

@@ -1,4 +1,5 @@
-/// RFC 3339 UTC timestamps (`2026-05-12T14:30:01.234Z`, as TripStream writes them) to milliseconds since 1970.
+/// RFC 3339 timestamps (`2026-05-12T14:30:01.234Z` as TripStream writes them, or with a `+02:00` offset as
+/// devices may) to milliseconds since 1970.
 enum Timestamp {
     static func milliseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
@@ -33,7 +34,15 @@ enum Timestamp {
                 digits += 1
             }
         }
-        guard index == bytes.count - 1, bytes[index] == 90 || bytes[index] == 122 else { return nil }
+        var offsetMinutes: Int64 = 0
+        if index == bytes.count - 6, bytes[index] == 43 || bytes[index] == 45, bytes[index + 3] == 58 {
+            guard let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6),
+                hours < 24, minutes < 60
+            else { return nil }
+            offsetMinutes = (hours * 60 + minutes) * (bytes[index] == 43 ? 1 : -1)
+        } else {
+            guard index == bytes.count - 1, bytes[index] == 90 || bytes[index] == 122 else { return nil }
+        }
         // Days from civil (Howard Hinnant's algorithm).
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -41,6 +50,6 @@ enum Timestamp {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
-        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+        return ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60_000 + second * 1000 + millis
     }
 }

@@ -11,12 +11,15 @@ public struct ConsoleRoutes: Sendable {
     let hub: LiveHub
     let metrics: ServiceMetrics?
     let settings: ConsoleSettings
+    /// Reads a user's fixes for playback; nil: no playback.
+    let playback: PlaybackSource?
     /// Wall clock, ms since 1970: tracking links expire by it.
     let now: @Sendable () -> Int64
 
     public init(store: FleetStore, hub: LiveHub, metrics: ServiceMetrics?, settings: ConsoleSettings,
-                now: @escaping @Sendable () -> Int64)
+                playback: PlaybackSource? = nil, now: @escaping @Sendable () -> Int64)
     {
+        self.playback = playback
         self.store = store
         self.hub = hub
         self.metrics = metrics
@@ -81,6 +84,8 @@ public struct ConsoleRoutes: Sendable {
             }
             return HTTPResponse(status: .ok, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
                                 body: .stream(stream))
+        case "/api/playback":
+            return playbackRoute(request)
         case "/api/metrics":
             guard let metrics else { return .error(.notFound, "no --metrics-url given") }
             return .json(metrics.json())
@@ -89,11 +94,28 @@ public struct ConsoleRoutes: Sendable {
         }
     }
 
+    /// `/api/playback?user=U&from=MS&to=MS`: the user's route, fixes written in that window (at most a day).
+    private func playbackRoute(_ request: HTTPRequest) -> HTTPResponse {
+        guard let playback else { return .error(.notFound, "playback is not enabled") }
+        guard let user = request.query["user"], !user.isEmpty, user.utf8.count <= 256,
+            let from = request.query["from"].flatMap({ Int64($0) }), let to = request.query["to"].flatMap({ Int64($0) }),
+            from < to, to - from <= 86_400_000
+        else { return .error(.badRequest, "give user, and from < to (ms since 1970) at most a day apart") }
+        switch playback.read(user: user, from: from, to: to) {
+        case .success(let (points, truncated)):
+            let route = RoutePlayback.route(points)
+            return .json(RoutePlayback.json(route, stops: RoutePlayback.stops(route), truncated: truncated))
+        case .failure(.busy): return .error(.serviceUnavailable, "another playback is being read; try again")
+        case .failure(.kafka): return .error(HTTPStatus(502, "Bad Gateway"), "reading the locations topic failed")
+        }
+    }
+
     private func asset(_ name: String) -> HTTPResponse {
         switch name {
         case "console.js": .text(.ok, ConsoleScript.text, type: "text/javascript; charset=utf-8")
         case "map.js": .text(.ok, MapScript.text, type: "text/javascript; charset=utf-8")
         case "tracking.js": .text(.ok, TrackingScript.text, type: "text/javascript; charset=utf-8")
+        case "playback.js": .text(.ok, PlaybackScript.text, type: "text/javascript; charset=utf-8")
         case "console.css": .text(.ok, ConsoleStyle.text, type: "text/css; charset=utf-8")
         default: .error(.notFound, "no such asset")
         }

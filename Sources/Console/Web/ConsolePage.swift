@@ -35,11 +35,22 @@ enum ConsolePage {
       <div class="list" id="trips"></div>
     </section>
     <section id="feed-section"><h2>Events <label><input type="checkbox" id="updates-filter"> trip updates</label></h2><div class="list" id="feed"></div></section>
+    <section id="playback-section"><h2>Playback
+        <input id="playback-user" placeholder="user id" size="10">
+        <select id="playback-window"><option value="15">15 min</option><option value="60" selected>1 h</option><option value="240">4 h</option><option value="1440">24 h</option></select>
+        <button id="playback-load">Load</button>
+        <button id="playback-play">Play</button>
+        <select id="playback-speed"><option>1</option><option>2</option><option selected>5</option><option>10</option><option>20</option></select>×
+        <label><input type="checkbox" id="playback-follow" checked>follow</label></h2>
+      <div class="note" id="playback-status"></div>
+      <canvas id="speed-chart"></canvas>
+    </section>
     <section id="chart-section" hidden><h2>Service: lag and events/s</h2><canvas id="chart"></canvas></section>
   </div>
 </div>
 <script src="/assets/map.js"></script>
 <script src="/assets/console.js"></script>
+<script src="/assets/playback.js"></script>
 </body>
 </html>
 """#

@@ -89,6 +89,8 @@ function select(id, focus) {
   const box = $("selected");
   box.replaceChildren();
   const d = id && state.drivers.get(id);
+  const playbackUser = $("playback-user");
+  if (id && playbackUser && document.activeElement !== playbackUser) playbackUser.value = id;
   if (d) {
     const title = document.createElement("b"); title.append(text(id)); box.append(title);
     const age = state.streamTime ? Math.round((state.streamTime - d[2] * 1000) / 1000) : null;

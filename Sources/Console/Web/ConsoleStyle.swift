@@ -33,6 +33,10 @@ section h2 select { font-size: 12px; }
 .badge.approaching { background: #2f80ed; } .badge.delayed { background: #d64545; } .badge.arrived { background: #27ae60; }
 .status { color: #5a6877; }
 #chart { width: 100%; height: 90px; display: block; }
+#speed-chart { width: 100%; height: 70px; display: block; cursor: pointer; }
+#playback-section { flex: 0 0 auto; padding-bottom: 4px; }
+#playback-section h2 { flex-wrap: wrap; text-transform: none; letter-spacing: 0; }
+#playback-status { margin: 0 12px; color: #5a6877; min-height: 1em; }
 #chart-section { flex: 0 0 auto; padding-bottom: 6px; }
 .tracking { display: grid; grid-template-rows: auto 1fr; height: 100%; }
 .tracking header { background: #fff; }
