@@ -238,7 +238,7 @@ public struct FleetModel: Sendable {
 
     private mutating func evictEndedTrips() {
         let ended = trips.values.compactMap { view in view.endedAt.map { (view.key, $0) } }.sorted { $0.1 < $1.1 }
-        for (key, _) in ended.prefix(ended.count - Self.maximumEndedTrips) { trips.removeValue(forKey: key) }
+        for (key, _) in ended.prefix(max(0, ended.count - Self.maximumEndedTrips)) { trips.removeValue(forKey: key) }
         endedTrips = min(ended.count, Self.maximumEndedTrips)
     }
 
