@@ -44,6 +44,7 @@ public struct ConsoleRoutes: Sendable {
     private func route(_ request: HTTPRequest) -> HTTPResponse {
         let path = request.path
         if path == "/healthz" { return .text(.ok, "ok\n") }
+        if path == "/favicon.ico" { return HTTPResponse(status: HTTPStatus(204, "No Content")) }
         if path.hasPrefix("/assets/") { return asset(String(path.dropFirst(8))) }
         if path.hasPrefix("/track/") { return trackingPage(String(path.dropFirst(7))) }
         if path.hasPrefix("/api/track/") { return trackingData(String(path.dropFirst(11))) }

@@ -5,8 +5,9 @@ enum ConsoleStyle {
 * { box-sizing: border-box; }
 html, body { margin: 0; height: 100%; font: 13px/1.35 system-ui, sans-serif; color: #1d2733; background: #f7f8fa; }
 #app { display: grid; grid-template-columns: 1fr 420px; height: 100%; }
-#mapbox { position: relative; min-width: 0; }
-#map { width: 100%; height: 100%; display: block; cursor: grab; }
+#mapbox { position: relative; min-width: 0; min-height: 0; overflow: hidden; }
+/* Absolute, so the canvas's own size (set from the box) never feeds back into the box's size. */
+#map { position: absolute; inset: 0; width: 100%; height: 100%; display: block; cursor: grab; }
 #legend { position: absolute; left: 10px; bottom: 10px; background: #fffe; padding: 6px 10px; border-radius: 6px; box-shadow: 0 1px 4px #0003; }
 #legend span { display: inline-block; margin-right: 10px; }
 #legend i, .dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 4px; vertical-align: -1px; }
@@ -19,6 +20,7 @@ header { padding: 10px 12px; border-bottom: 1px solid #e3e7ec; }
 header h1 { font-size: 15px; margin: 0 0 4px; }
 #stats { color: #4a5866; }
 #stats b { color: #1d2733; }
+[hidden] { display: none !important; }
 section { border-bottom: 1px solid #e3e7ec; display: flex; flex-direction: column; min-height: 0; }
 section h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: #5a6877; margin: 8px 12px 4px; display: flex; gap: 8px; align-items: center; }
 section h2 select { font-size: 12px; }
