@@ -24,9 +24,23 @@ public final class ConsoleService: Sendable {
         let metrics = metricsSource.map { ServiceMetrics(source: $0) }
         let reader = PlaybackReader(kafka: kafka, topic: topics.locations)
         let playback = PlaybackSource { user, from, to in try reader.read(user: user, from: from, to: to) }
-        let routes = ConsoleRoutes(store: store, hub: hub, metrics: metrics, settings: settings, playback: playback,
-                                   now: { Int64(Date().timeIntervalSince1970 * 1000) })
-        self.server = try HTTPServer(address: address) { routes.respond($0) }
+        // The routes report the server's counters, and the server calls the routes: tied through a box.
+        let serverBox = Mutex<HTTPServer?>(nil)
+        let routes = ConsoleRoutes(
+            store: store, hub: hub, metrics: metrics, settings: settings, playback: playback,
+            now: { Int64(Date().timeIntervalSince1970 * 1000) },
+            extraMetrics: {
+                guard let server = serverBox.withLock({ $0 }) else { return "" }
+                return "# TYPE tripstream_console_requests_refused_total counter\n"
+                    + "tripstream_console_requests_refused_total \(server.refusedRequests)\n"
+                    + "# TYPE tripstream_console_connections_turned_away_total counter\n"
+                    + "tripstream_console_connections_turned_away_total \(server.turnedAwayConnections)\n"
+                    + "# TYPE tripstream_console_connections gauge\n"
+                    + "tripstream_console_connections \(server.openConnections)\n"
+            })
+        let server = try HTTPServer(address: address) { routes.respond($0) }
+        serverBox.withLock { $0 = server }
+        self.server = server
         self.feed = Mutex(try ConsoleFeed(kafka: kafka, store: store, log: log))
         self.store = store
         self.hub = hub

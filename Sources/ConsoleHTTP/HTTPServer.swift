@@ -26,6 +26,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let limits: Limits
     private let open = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    private let refused = Atomic<Int>(0)
+    private let turnedAway = Atomic<Int>(0)
     /// The bound address; its port is the real one when port 0 was asked.
     public let address: ListenAddress
 
@@ -64,6 +66,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Connections being served now.
     public var openConnections: Int { open.load(ordering: .relaxed) }
+    /// Request heads that did not parse (each answered with its 4xx/5xx).
+    public var refusedRequests: Int { refused.load(ordering: .relaxed) }
+    /// Connections answered 503 because ``Limits/maximumConnections`` were open.
+    public var turnedAwayConnections: Int { turnedAway.load(ordering: .relaxed) }
 
     /// Accepts on a background thread until ``stop()``.
     public func start() {
@@ -94,6 +100,7 @@ public final class HTTPServer: @unchecked Sendable {
             let connection = SocketConnection(descriptor: client, timeoutSeconds: limits.ioTimeoutSeconds)
             guard open.add(1, ordering: .relaxed).newValue <= limits.maximumConnections else {
                 open.subtract(1, ordering: .relaxed)
+                turnedAway.add(1, ordering: .relaxed)
                 _ = connection.write(HTTPResponse.error(.serviceUnavailable, "too many connections").head(keepAlive: false)
                     + Array("too many connections\n".utf8))
                 continue
@@ -118,6 +125,7 @@ public final class HTTPServer: @unchecked Sendable {
             switch outcome {
             case .incomplete: return
             case .failure(let error):
+                refused.add(1, ordering: .relaxed)
                 let response = HTTPResponse.error(error.status, "bad request: \(error)")
                 _ = write(response, to: connection, keepAlive: false)
                 return

@@ -140,5 +140,10 @@ import Testing
         #expect(get(routes, "/api/track/").status == 400)
         #expect(get(routes, "/track/%2e%2e%2f").status == 400)
         #expect(get(self.routes(secret: nil), "/api/track/" + token).status == 404)
+        let metrics = get(routes, "/metrics").body
+        // Tokens refused: 3 with a bad signature, 3 malformed; 4xx answers: those, and the trip u2 does not have.
+        #expect(metrics.contains("tripstream_console_tracking_refused_total 6\n"))
+        #expect(metrics.contains("tripstream_console_client_errors_total 7\n"))
+        #expect(metrics.contains("tripstream_console_drivers 3\n"))
     }
 }

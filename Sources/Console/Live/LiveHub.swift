@@ -20,7 +20,8 @@ public final class LiveHub: @unchecked Sendable {
     private var recent: [(sequence: Int64, message: [UInt8])] = []
     private var streams: [ObjectIdentifier: Subscriber] = [:]
     private var stopped = false
-    private(set) var resetsSent = 0
+    /// Pages told to reload a snapshot (too slow, or missed too much).
+    public private(set) var resetsSent = 0
 
     public init(maximumStreams: Int = 32) { self.maximumStreams = maximumStreams }
 
@@ -33,6 +34,7 @@ public final class LiveHub: @unchecked Sendable {
 
     /// Streams open now.
     public var streamCount: Int { condition.lock(); defer { condition.unlock() }; return streams.count }
+    public var resets: Int { condition.lock(); defer { condition.unlock() }; return resetsSent }
 
     public func publish(_ message: [UInt8], sequence: Int64) {
         condition.lock()

@@ -15,11 +15,16 @@ public struct ConsoleRoutes: Sendable {
     let playback: PlaybackSource?
     /// Wall clock, ms since 1970: tracking links expire by it.
     let now: @Sendable () -> Int64
+    public let counters = ConsoleCounters()
+    /// More lines for `/metrics` (the server's own counters), set by whoever owns the server.
+    let extraMetrics: @Sendable () -> String
 
     public init(store: FleetStore, hub: LiveHub, metrics: ServiceMetrics?, settings: ConsoleSettings,
-                playback: PlaybackSource? = nil, now: @escaping @Sendable () -> Int64)
+                playback: PlaybackSource? = nil, now: @escaping @Sendable () -> Int64,
+                extraMetrics: @escaping @Sendable () -> String = { "" })
     {
         self.playback = playback
+        self.extraMetrics = extraMetrics
         self.store = store
         self.hub = hub
         self.metrics = metrics
@@ -34,6 +39,7 @@ public struct ConsoleRoutes: Sendable {
             return response
         }
         var response = route(request)
+        counters.countResponse(response.status.code)
         response.headers.append(("Referrer-Policy", "no-referrer"))
         let images = settings.tiles == nil ? "'self' data:" : "'self' data: http: https:"
         response.headers.append(("Content-Security-Policy",
@@ -48,7 +54,7 @@ public struct ConsoleRoutes: Sendable {
         if path.hasPrefix("/assets/") { return asset(String(path.dropFirst(8))) }
         if path.hasPrefix("/track/") { return trackingPage(String(path.dropFirst(7))) }
         if path.hasPrefix("/api/track/") { return trackingData(String(path.dropFirst(11))) }
-        guard path == "/" || path.hasPrefix("/api/") else { return .error(.notFound, "no such page: try /") }
+        guard path == "/" || path == "/metrics" || path.hasPrefix("/api/") else { return .error(.notFound, "no such page: try /") }
         guard settings.access.allows(request) else {
             return .error(.unauthorized, "this console needs its access token (Authorization: Bearer, or ?access_token= once)")
         }
@@ -85,6 +91,8 @@ public struct ConsoleRoutes: Sendable {
             }
             return HTTPResponse(status: .ok, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
                                 body: .stream(stream))
+        case "/metrics":
+            return .text(.ok, metricsText(), type: "text/plain; version=0.0.4")
         case "/api/playback":
             return playbackRoute(request)
         case "/api/metrics":
@@ -111,6 +119,24 @@ public struct ConsoleRoutes: Sendable {
         }
     }
 
+    /// The console's own counters, Prometheus text.
+    func metricsText() -> String {
+        let model = store.read { ($0.drivers.count, $0.recordsApplied, $0.recordsRejected) }
+        var lines = [
+            "# TYPE tripstream_console_drivers gauge", "tripstream_console_drivers \(model.0)",
+            "# TYPE tripstream_console_records_applied_total counter", "tripstream_console_records_applied_total \(model.1)",
+            "# TYPE tripstream_console_records_rejected_total counter", "tripstream_console_records_rejected_total \(model.2)",
+            "# TYPE tripstream_console_live_streams gauge", "tripstream_console_live_streams \(hub.streamCount)",
+            "# TYPE tripstream_console_live_resets_total counter", "tripstream_console_live_resets_total \(hub.resets)",
+            "# TYPE tripstream_console_client_errors_total counter",
+            "tripstream_console_client_errors_total \(counters.clientErrorResponses)",
+            "# TYPE tripstream_console_tracking_refused_total counter",
+            "tripstream_console_tracking_refused_total \(counters.trackingLinksRefused)",
+        ].joined(separator: "\n") + "\n"
+        lines += extraMetrics()
+        return lines
+    }
+
     private func asset(_ name: String) -> HTTPResponse {
         switch name {
         case "console.js": .text(.ok, ConsoleScript.text, type: "text/javascript; charset=utf-8")
@@ -131,6 +157,7 @@ public struct ConsoleRoutes: Sendable {
         do {
             token = try TrackingToken.verify(tokenText, secret: secret)
         } catch {
+            counters.countTrackingRefusal()
             return .failure(error == .badSignature ? .badSignature : .malformed)
         }
         let time = now()
