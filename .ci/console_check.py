@@ -117,6 +117,20 @@ def check_console(driver, base, out):
         print(f"console: positions drawn after their users-topic record's timestamp: median {lags[len(lags) // 2]} ms, "
               f"max {lags[-1]} ms over {len(lags)} frames (includes the service's transactions)")
     driver.save_screenshot(os.path.join(out, "console.png"))
+    # Playback of the selected user's last hour, read from the locations topic, played at 20x.
+    driver.execute_script("document.getElementById('playback-user').value = arguments[0];"
+                          "document.getElementById('playback-speed').value = '20';"
+                          "document.getElementById('playback-load').click()", selected)
+    status = wait(driver, "const s = document.getElementById('playback-status').textContent;"
+                  "return /fixes|no fixes|fail|enabled|another/.test(s) ? s : null", 30, "a playback")
+    if not re.match(r"\d+ fixes", status):
+        fail(f"playback of {selected}: {status}")
+    driver.execute_script("document.getElementById('playback-play').click()")
+    time.sleep(2)
+    moved = driver.execute_script("return playbackState.time - playbackState.points[0][0]")
+    if moved <= 0:
+        fail("the playback did not advance")
+    print(f"playback: {selected}: {status}; 2 s at 20x advanced {moved / 1000:.0f} s of the route")
     return selected
 
 

@@ -10,6 +10,7 @@ public final class ConsoleFeed {
     private let store: FleetStore
     private let log: (String) -> Void
     private var assigned: Set<String> = []
+    private var reportedMissing: Set<String> = []
 
     public init(kafka: KafkaConfiguration, store: FleetStore, log: @escaping (String) -> Void) throws(KafkaError) {
         reader = try KafkaReader(configuration: kafka.settingDefault("group.id", "tripstream-console"))
@@ -34,7 +35,7 @@ public final class ConsoleFeed {
         let topics = store.topics
         for topic in topics.all where !assigned.contains(topic) {
             guard let count = try reader.partitionCount(topic: topic, timeout: .seconds(5)), count > 0 else {
-                log("console: topic \(topic) does not exist (yet)")
+                if reportedMissing.insert(topic).inserted { log("console: topic \(topic) does not exist (yet)") }
                 continue
             }
             var partitions: [(TopicPartition, KafkaReader.StartOffset)] = []
