@@ -2,32 +2,6 @@
 import Glibc
 #endif
 
-/// One fix of a played-back route.
-public struct PlaybackPoint: Sendable, Equatable {
-    /// Event time (the fix's createdAt), ms since 1970.
-    public var time: Int64
-    public var longitude: Double
-    public var latitude: Double
-    /// Meters per second: the fix's own, else from the distance to the previous fix.
-    public var speed: Double?
-
-    public init(time: Int64, longitude: Double, latitude: Double, speed: Double? = nil) {
-        self.time = time
-        self.longitude = longitude
-        self.latitude = latitude
-        self.speed = speed
-    }
-}
-
-/// Where a played-back route stayed within ``RoutePlayback/stopRadius`` for ``RoutePlayback/minimumDwell`` or longer.
-public struct PlaybackStop: Sendable, Equatable {
-    public var longitude: Double
-    public var latitude: Double
-    public var start: Int64
-    public var end: Int64
-    public var dwellMilliseconds: Int64 { end - start }
-}
-
 /// A user's route for playback: the fixes in event-time order, speeds, and stops with their dwell. Pure.
 public enum RoutePlayback {
     public static let stopRadius = 50.0

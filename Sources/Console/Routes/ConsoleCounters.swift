@@ -9,11 +9,9 @@ public final class ConsoleCounters: Sendable {
     public var clientErrorResponses: Int { clientErrors.load(ordering: .relaxed) }
     public var trackingLinksRefused: Int { trackingRefusals.load(ordering: .relaxed) }
 
-    func countResponse(_ status: HTTPStatusCode) {
+    func countResponse(_ status: Int) {
         if (400..<500).contains(status) { clientErrors.add(1, ordering: .relaxed) }
     }
 
     func countTrackingRefusal() { trackingRefusals.add(1, ordering: .relaxed) }
 }
-
-typealias HTTPStatusCode = Int
