@@ -25,6 +25,9 @@ let package = Package(
         .target(name: "Codec", dependencies: ["Domain"]),
         .target(name: "CommandLineKit"),
         .target(name: "Simulation", dependencies: ["Domain", "Codec"]),
+        // The read side: a small HTTP/1.1 server over POSIX sockets, and the console (read model, pages) on it.
+        .target(name: "ConsoleHTTP"),
+        .target(name: "Console", dependencies: ["ConsoleHTTP", "KafkaIO"]),
 
         // MARK: - Runtime and executable
         .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO"]),
@@ -37,6 +40,7 @@ let package = Package(
             name: "tripstream",
             dependencies: [
                 "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "CommandLineKit", "Simulation", "CHeapStats",
+                "Console", "ConsoleHTTP",
             ]),
 
         // MARK: - Tests
@@ -48,6 +52,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ConsoleHTTP", "KafkaIO"]),
     ]
 )
 

@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
           golang-go golang-github-shopify-sarama-dev libzstd-dev curl
-          prometheus)  # Prometheus 2.42 and promtool, for .ci/prometheus-check.sh
+          prometheus chromium chromium-driver)  # Prometheus 2.42 and promtool (.ci/prometheus-check.sh); the console's browser check (.ci/console-check.sh)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -37,6 +37,11 @@ if ! command -v kubernetes-validate >/dev/null; then
     echo "installing kubernetes-validate for $(command -v python3)" >&2
     python3 -m pip install --quiet 'kubernetes-validate==1.37.0' \
         || python3 -m pip install --quiet --break-system-packages 'kubernetes-validate==1.37.0'
+fi
+# Selenium (PyPI) drives Debian's chromium-driver in the console's browser check.
+if ! python3 -c 'import selenium' 2>/dev/null; then
+    echo "installing selenium for $(command -v python3)" >&2
+    python3 -m pip install --quiet selenium || python3 -m pip install --quiet --break-system-packages selenium
 fi
 
 command -v swift >/dev/null || { echo "error: no Swift toolchain on PATH (Swift 6 is needed)" >&2; exit 1; }

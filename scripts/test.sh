@@ -132,6 +132,8 @@ fi
 
 echo "== command line: failed runs keep the previous outputs, gaps and unreachable brokers said, exit codes, demo feed, bench cleanup" >&2
 .ci/cli-check.sh "$tripstream"
+echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
+.ci/console-check.sh "$tripstream"
 
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"

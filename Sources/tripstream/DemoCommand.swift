@@ -27,6 +27,8 @@ enum DemoCommand {
                    help: "Event kinds to print: all, or a list of trip, geofence, updates (arrivals at a wrong "
                        + "destination only with all).", default: "trip,geofence"),
             .value("seed", valueName: "n", help: "Random seed of the fleet.", default: "7"),
+            .flag("console", help: "Serve the console on loopback (its URL is printed); events become a summary line.",
+                  default: true, inversion: true),
         ] + TripDefaultOptions.specs(environment: false))
 
     static func run(_ parsed: ParsedArguments) throws {
@@ -103,8 +105,13 @@ enum DemoCommand {
         }
         publisherThread.start()
 
+        let console = try parsed.bool("console") ? DemoConsole.start(kafka: kafka, topics: topics, metrics: metrics) : nil
         // The service and the fleet are stopped whatever became of the watcher, before their state is removed.
-        let watched = Result { try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done, metrics: metrics) }
+        let watched = Result {
+            try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done, metrics: metrics,
+                            summary: console.map { _ in DemoFeedSummary() })
+        }
+        console?.stop()
         done.set()
         done.waitForRuntime()
         done.waitForPublisher()
@@ -123,7 +130,7 @@ enum DemoCommand {
     /// Stops once the fleet finished, the service committed every input it published (or, should the
     /// service be stuck, after 30 s without an event) and no event came for a second.
     static func watchEvents(kafka: KafkaConfiguration, topic: String, show: Set<String>, done: DemoFlag,
-                            metrics: RuntimeMetrics) throws
+                            metrics: RuntimeMetrics, summary: DemoFeedSummary? = nil) throws
     {
         var configuration = kafka
         configuration = configuration.inGroup("demo-notifications")
@@ -132,6 +139,7 @@ enum DemoCommand {
         try consumer.subscribe([topic])
         var idle = 0.0
         while !ShutdownSignal.isRequested {
+            summary?.printIfDue()
             let records = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
             if records.isEmpty {
                 idle += 0.2
@@ -146,7 +154,11 @@ enum DemoCommand {
             idle = 0
             for record in records {
                 guard let value = record.value, let decoded = try? EventDecoder.decode(value) else { continue }
-                if wants(decoded.event.type, show) { Terminal.output(EventLine.render(decoded.event)) }
+                if let summary {
+                    summary.add(decoded.event.type)
+                } else if wants(decoded.event.type, show) {
+                    Terminal.output(EventLine.render(decoded.event))
+                }
             }
         }
         try? consumer.close()

@@ -17,7 +17,7 @@ let program = CommandLineProgram(
         """,
     commands: [
         RunCommand.spec, DevBrokerCommand.spec, DemoCommand.spec, SimulateCommand.spec, ReplayCommand.spec,
-        BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec,
+        BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec, ConsoleCommand.spec, TrackingLinkCommand.spec,
     ])
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -41,6 +41,8 @@ do {
     case ReplayCommand.spec.name: try ReplayCommand.run(parsed)
     case BenchCommand.spec.name: try BenchCommand.run(parsed)
     case ArchiveCommand.spec.name: try ArchiveCommand.run(parsed)
+    case ConsoleCommand.spec.name: try ConsoleCommand.run(parsed)
+    case TrackingLinkCommand.spec.name: try TrackingLinkCommand.run(parsed)
     case DiffCommand.spec.name:
         do { try DiffCommand.run(parsed) } catch is DiffFound { exit(ExitStatus.differ) }
     default: fatalError("unhandled command \(parsed.commandName)")

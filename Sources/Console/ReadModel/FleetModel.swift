@@ -1,0 +1,263 @@
+/// The console's read model: what the output topics say about the fleet, newest first, plus what changed
+/// since the live view last took the changes. A value: the feed applies records, the server reads it under
+/// one lock (``FleetStore``), and tests drive it directly.
+public struct FleetModel: Sendable {
+    public static let maximumTrackPoints = 2_000
+    public static let feedLength = 300
+    /// Ended trips kept for their tracking pages; the oldest go first past this many.
+    public static let maximumEndedTrips = 20_000
+
+    public private(set) var drivers: [String: Driver] = [:]
+    public private(set) var trips: [TripKey: TripView] = [:]
+    public private(set) var geofences: [String: GeofenceView] = [:]
+    public private(set) var feed: [FeedEvent] = []
+    /// Newest fix time seen across the fleet (stream time, ms): a driver is stale relative to it.
+    public private(set) var streamTime: Int64 = 0
+    /// Records applied, and records that did not decode (counted, then skipped).
+    public private(set) var recordsApplied = 0
+    public private(set) var recordsRejected = 0
+    /// Numbers each feed event; a delta's id is the last one it carries.
+    public private(set) var eventSequence: Int64 = 0
+    /// Kafka timestamp (ms) of the newest users-topic record applied: the page shows how far behind it draws.
+    public private(set) var newestUserRecordAt: Int64 = 0
+    /// Numbers the live view's deltas; a snapshot carries the last one taken, so a page asks for the next.
+    public private(set) var deltaSequence: Int64 = 0
+
+    private(set) var changedDrivers: Set<String> = []
+    private(set) var removedDrivers: Set<String> = []
+    private(set) var changedTrips: Set<TripKey> = []
+    private(set) var changedGeofences: Set<String> = []
+    private(set) var removedGeofences: Set<String> = []
+    private var eventsTakenThrough: Int64 = 0
+    private var endedTrips = 0
+
+    public init() {}
+
+    // MARK: - Records
+
+    /// Applies one record of `topic`; `timestamp` is its Kafka timestamp (ms). Undecodable values are counted.
+    public mutating func apply(topic: String, key: [UInt8]?, value: [UInt8]?, timestamp: Int64, topics: ConsoleTopics) {
+        let applied: Bool
+        switch topic {
+        case topics.users: applied = applyUserState(key: key, value: value, timestamp: timestamp)
+        case topics.events: applied = value.map { applyEvent($0, timestamp: timestamp) } ?? false
+        case topics.eta: applied = value.map { applyETA($0, timestamp: timestamp) } ?? false
+        case topics.tripSummaries: applied = value.map { applySummary($0, timestamp: timestamp) } ?? false
+        case topics.geofences: applied = applyGeofence(key: key, value: value)
+        default: applied = false
+        }
+        if applied { recordsApplied += 1 } else { recordsRejected += 1 }
+    }
+
+    mutating func applyUserState(key: [UInt8]?, value: [UInt8]?, timestamp: Int64) -> Bool {
+        guard let value, !value.isEmpty else {
+            // A tombstone: the user is gone from the compacted table.
+            guard let key, let user = String(validating: key, as: UTF8.self) else { return false }
+            if drivers.removeValue(forKey: user) != nil {
+                removedDrivers.insert(user)
+                changedDrivers.remove(user)
+            }
+            return true
+        }
+        guard let state = JSONFields(bytes: value), let user = state.string("userId"), !user.isEmpty else { return false }
+        newestUserRecordAt = max(newestUserRecordAt, timestamp)
+        let lastFixAt = state.time("lastFixAt") ?? 0
+        var trip: TripView?
+        if let fields = state.nested("trip") {
+            trip = applyTrip(fields, user: user, timestamp: timestamp)
+        }
+        guard let location = state.point("location") else { return true }  // no fix yet: nothing to draw
+        streamTime = max(streamTime, lastFixAt)
+        let active = trip?.isActive == true ? trip : nil
+        drivers[user] = Driver(id: user, longitude: location.longitude, latitude: location.latitude,
+                               lastFixAt: lastFixAt, speed: state.double("speed"), activeTrip: active?.key.trip,
+                               delayed: active?.delayed ?? false)
+        removedDrivers.remove(user)
+        changedDrivers.insert(user)
+        if let key = active?.key {
+            appendTrack(key, TrackPoint(longitude: location.longitude, latitude: location.latitude, time: lastFixAt))
+        }
+        return true
+    }
+
+    mutating func applyEvent(_ value: [UInt8], timestamp: Int64) -> Bool {
+        guard let event = JSONFields(bytes: value), let type = event.string("type"),
+            let user = event.nested("user")?.string("userId")
+        else { return false }
+        var tripId: String?
+        if let fields = event.nested("trip") { tripId = applyTrip(fields, user: user, timestamp: timestamp)?.key.trip }
+        let location = event.point("location")
+        let geofence = event.nested("geofence").flatMap { fence in
+            fence.string("tag").map { "\($0)/\(fence.string("externalId") ?? "")" }
+        }
+        eventSequence += 1
+        feed.append(FeedEvent(sequence: eventSequence, id: event.string("_id") ?? "", type: type,
+                              createdAt: event.time("createdAt") ?? 0, user: user, longitude: location?.longitude,
+                              latitude: location?.latitude, geofence: geofence, trip: tripId))
+        if feed.count > Self.feedLength + Self.feedLength / 4 { feed.removeFirst(feed.count - Self.feedLength) }
+        return true
+    }
+
+    mutating func applyETA(_ value: [UInt8], timestamp: Int64) -> Bool {
+        guard let update = JSONFields(bytes: value), let user = update.string("userId"),
+            let trip = update.string("externalId"), let status = update.string("status")
+        else { return false }
+        let key = TripKey(user: user, trip: trip)
+        var view = trips[key] ?? TripView(key: key, status: status, delayed: false, minutesLate: 0)
+        if view.endedAt == nil || !TripView.activeStatuses.contains(status) { view.status = status }
+        view.delayed = update.bool("delayed") ?? view.delayed
+        if let eta = update.nested("eta") { readETA(eta, into: &view) }
+        view.destinationTag = update.string("destinationGeofenceTag") ?? view.destinationTag
+        view.destinationExternalId = update.string("destinationGeofenceExternalId") ?? view.destinationExternalId
+        view.scheduledArrivalAt = update.time("scheduledArrivalAt") ?? view.scheduledArrivalAt
+        store(view, timestamp: timestamp)
+        return true
+    }
+
+    mutating func applySummary(_ value: [UInt8], timestamp: Int64) -> Bool {
+        guard let summary = JSONFields(bytes: value), let user = summary.string("userId"),
+            let trip = summary.string("tripExternalId"), let status = summary.string("status")
+        else { return false }
+        let key = TripKey(user: user, trip: trip)
+        var view = trips[key] ?? TripView(key: key, status: status, delayed: false, minutesLate: 0)
+        view.status = status
+        view.arrivedAt = summary.time("arrivedAt") ?? view.arrivedAt
+        view.startedAt = view.startedAt ?? summary.time("startedAt")
+        store(view, timestamp: timestamp)
+        return true
+    }
+
+    mutating func applyGeofence(key: [UInt8]?, value: [UInt8]?) -> Bool {
+        guard let value, !value.isEmpty else {
+            guard let key, let name = String(validating: key, as: UTF8.self) else { return false }
+            if geofences.removeValue(forKey: name) != nil { removedGeofences.insert(name) }
+            changedGeofences.remove(name)
+            return true
+        }
+        guard let fence = JSONFields(bytes: value), let tag = fence.string("tag"),
+            let externalId = fence.string("externalId"), let type = fence.string("type")
+        else { return false }
+        let name = key.flatMap { String(validating: $0, as: UTF8.self) } ?? "\(tag)/\(externalId)"
+        let shape: GeofenceView.Shape
+        switch type {
+        case "circle":
+            guard let center = fence.point("coordinates"), let radius = fence.double("radius"), radius > 0 else {
+                return false
+            }
+            shape = .circle(longitude: center.longitude, latitude: center.latitude, radius: radius)
+        case "polygon":
+            guard let rings = Self.rings(fence.array("coordinates")) else { return false }
+            shape = .polygon(rings)
+        default: return false
+        }
+        if fence.bool("enabled") == false {
+            if geofences.removeValue(forKey: name) != nil { removedGeofences.insert(name) }
+            return true
+        }
+        geofences[name] = GeofenceView(key: name, tag: tag, externalId: externalId,
+                                       description: fence.string("description"), shape: shape)
+        removedGeofences.remove(name)
+        changedGeofences.insert(name)
+        return true
+    }
+
+    /// A polygon's rings: `[[[lon,lat],...],...]`, or a single ring `[[lon,lat],...]` as the geofences topic allows.
+    static func rings(_ coordinates: [Any]?) -> [[[Double]]]? {
+        guard let coordinates, !coordinates.isEmpty else { return nil }
+        let nested = coordinates.first.flatMap { ($0 as? [Any])?.first as? [Any] } != nil
+        let ringList = nested ? coordinates : [coordinates]
+        var rings: [[[Double]]] = []
+        for ring in ringList {
+            guard let points = ring as? [Any], points.count >= 3, points.count <= 100_000 else { return nil }
+            var out: [[Double]] = []
+            for point in points {
+                guard let pair = (point as? [Any]).flatMap(JSONFields.pair) else { return nil }
+                out.append([pair.longitude, pair.latitude])
+            }
+            rings.append(out)
+        }
+        return rings
+    }
+
+    // MARK: - Trips
+
+    /// Updates the trip an event or user state carries, returns it as stored.
+    private mutating func applyTrip(_ fields: JSONFields, user: String, timestamp: Int64) -> TripView? {
+        guard let externalId = fields.string("externalId"), let status = fields.string("status") else { return nil }
+        let key = TripKey(user: user, trip: externalId)
+        var view = trips[key] ?? TripView(key: key, status: status, delayed: false, minutesLate: 0)
+        // A trip that ended stays ended: an older record read later (another topic) cannot revive it.
+        if view.endedAt == nil || !TripView.activeStatuses.contains(status) { view.status = status }
+        view.mode = fields.string("mode") ?? view.mode
+        view.destinationTag = fields.string("destinationGeofenceTag") ?? view.destinationTag
+        view.destinationExternalId = fields.string("destinationGeofenceExternalId") ?? view.destinationExternalId
+        if let destination = fields.point("destinationLocation") { view.destination = destination }
+        view.destinationRadius = fields.double("destinationRadius") ?? view.destinationRadius
+        view.startedAt = fields.time("startedAt") ?? view.startedAt
+        view.scheduledArrivalAt = fields.time("scheduledArrivalAt") ?? view.scheduledArrivalAt
+        view.arrivedAt = fields.time("arrivedAt") ?? view.arrivedAt
+        if let eta = fields.nested("eta") { readETA(eta, into: &view) }
+        if let delay = fields.nested("delay") {
+            view.delayed = delay.bool("delayed") ?? false
+            view.minutesLate = Int(delay.double("scheduledArrivalTimeDelay") ?? 0)
+        }
+        store(view, timestamp: timestamp)
+        return trips[key]
+    }
+
+    private func readETA(_ eta: JSONFields, into view: inout TripView) {
+        view.etaMinutes = eta.double("duration") ?? view.etaMinutes
+        view.etaMeters = eta.double("distance") ?? view.etaMeters
+        view.etaLowMinutes = eta.double("durationLow") ?? view.etaLowMinutes
+        view.etaHighMinutes = eta.double("durationHigh") ?? view.etaHighMinutes
+    }
+
+    private mutating func store(_ view: TripView, timestamp: Int64) {
+        var view = view
+        if !view.isActive, view.endedAt == nil {
+            view.endedAt = timestamp
+            endedTrips += 1
+        }
+        trips[view.key] = view
+        changedTrips.insert(view.key)
+        if endedTrips > Self.maximumEndedTrips + Self.maximumEndedTrips / 10 { evictEndedTrips() }
+    }
+
+    private mutating func appendTrack(_ key: TripKey, _ point: TrackPoint) {
+        guard var view = trips[key] else { return }
+        if let last = view.track.last, last.longitude == point.longitude, last.latitude == point.latitude { return }
+        if let last = view.track.last, point.time < last.time { return }  // the users topic moves forward
+        view.track.append(point)
+        if view.track.count > Self.maximumTrackPoints {
+            // Every other point goes; the first and the newest stay.
+            view.track = view.track.enumerated().filter { $0.offset % 2 == 0 || $0.offset == view.track.count - 1 }
+                .map(\.element)
+        }
+        trips[key] = view
+    }
+
+    private mutating func evictEndedTrips() {
+        let ended = trips.values.compactMap { view in view.endedAt.map { (view.key, $0) } }.sorted { $0.1 < $1.1 }
+        for (key, _) in ended.prefix(max(0, ended.count - Self.maximumEndedTrips)) { trips.removeValue(forKey: key) }
+        endedTrips = min(ended.count, Self.maximumEndedTrips)
+    }
+
+    // MARK: - Changes
+
+    /// What changed since the last call, for the live view; clears the record of changes.
+    public mutating func takeChanges() -> FleetChanges {
+        let changes = FleetChanges(
+            drivers: changedDrivers.compactMap { drivers[$0] }, removedDrivers: Array(removedDrivers),
+            trips: changedTrips.compactMap { trips[$0] }, geofences: changedGeofences.compactMap { geofences[$0] },
+            removedGeofences: Array(removedGeofences), events: feed.filter { $0.sequence > eventsTakenThrough },
+            streamTime: streamTime, newestUserRecordAt: newestUserRecordAt, sequence: deltaSequence + 1)
+        deltaSequence += 1
+        changedDrivers = []
+        removedDrivers = []
+        changedTrips = []
+        changedGeofences = []
+        removedGeofences = []
+        eventsTakenThrough = eventSequence
+        return changes
+    }
+}
