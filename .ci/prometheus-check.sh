@@ -2,7 +2,8 @@
 # The monitoring against a real Prometheus (Debian's, with promtool):
 #   - `tripstream dev-broker`, `tripstream run` on it with a metrics port, a simulated fleet flowing
 #     (`tripstream simulate --brokers`) plus a few bad inputs (invalid JSON, a fix from the future,
-#     one too late for the replay horizon), and `run` restarted on an empty state directory midway,
+#     one too late for the replay horizon), `run` frozen (SIGSTOP) for a few seconds so that a lag
+#     builds up, and `run` restarted on an empty state directory midway,
 #     so that it restores its partitions from the changelog;
 #   - Prometheus scrapes it every second and loads deploy/prometheus/tripstream-rules.yaml;
 #   - through Prometheus' HTTP API: the series are scraped and move (inputs, events, commits, lag,
@@ -70,8 +71,9 @@ api="http://127.0.0.1:$prometheus_port/api/v1"
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$prometheus_port/-/ready" >/dev/null && break; sleep 0.2; done
 curl -sf "http://127.0.0.1:$prometheus_port/-/ready" >/dev/null || { cat "$work/prometheus.log" >&2; fail "Prometheus did not start"; }
 
-# A killed or stopped member holds its partitions until its session times out: keep that short here.
-printf 'session.timeout.ms=6000\nheartbeat.interval.ms=500\n' >"$work/client.properties"
+# A dynamic member (no group.instance.id) leaves the group when stopped, so the restart below takes
+# the partitions at once; the long session outlasts the pauses that build a backlog (SIGSTOP).
+printf 'session.timeout.ms=30000\nheartbeat.interval.ms=1000\ngroup.instance.id=\n' >"$work/client.properties"
 start_run() {  # state dir
     "$tripstream" run --brokers "$brokers" --kafka-config "$work/client.properties" --group prometheus-check \
         --state-dir "$1" --instance-id prometheus-check --metrics-port "$metrics_port" --metrics-address 127.0.0.1 \
@@ -115,6 +117,23 @@ for reason in invalid_json future_timestamp too_late; do
 done
 wait_for 'increase(tripstream_transactions_total{result="committed"}[1m]) > 0'
 wait_for 'increase(tripstream_records_consumed_total{topic="tripstream.locations"}[1m]) > 100'
+
+# Keeping up with 400 fixes/s, the service shows a lag of 0 at most of its lag checks (every 5 s):
+# frozen for 7 s while the fleet goes on publishing, its first check after it resumes sees the backlog.
+echo "-- run frozen (SIGSTOP) for 7 s while the fleet publishes: a backlog, then caught up" >&2
+for attempt in 1 2 3; do
+    kill -STOP "$run_pid"
+    sleep 7
+    kill -CONT "$run_pid"
+    for _ in $(seq 10); do
+        if [ "$(query 'sum(max_over_time(tripstream_consumer_lag[30s])) > 0')" != none ]; then
+            echo "   a lag after freeze $attempt" >&2
+            break 2
+        fi
+        sleep 1
+    done
+    [ "$attempt" -lt 3 ] || fail "no lag seen after three 7 s freezes with the fleet publishing"
+done
 
 echo "-- run stopped (SIGTERM) and started again on an empty state directory: it restores from the changelog" >&2
 kill -TERM "$run_pid"
