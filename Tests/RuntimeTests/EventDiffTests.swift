@@ -90,7 +90,7 @@ import Testing
         EventEncoder.encode(Self.fleetEvents()[0], actualCreatedAt: 0, into: &bytes)
         bytes += Array("\n{\"nope\":1}\n".utf8)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        #expect(throws: ReplayError.self) { try EventDiff.readEvents(path: path) }
+        #expect(throws: EventFileError.self) { try EventDiff.readEvents(path: path) }
         do {
             _ = try EventDiff.readEvents(path: path)
         } catch {

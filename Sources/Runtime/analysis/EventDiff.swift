@@ -87,12 +87,12 @@ public struct EventDiff: Sendable {
         var events: [Event] = []
         let reader = try LineReader(path: path)
         try reader.forEachLine(onLineTooLong: { line in
-            throw ReplayError("\(path):\(line.lineNumber): line of \(line.byteCount) bytes is too long for an event")
+            throw EventFileError.lineTooLong(path: path, line: line.lineNumber, bytes: line.byteCount)
         }) { line in
             do {
                 events.append(try EventDecoder.decode(line.bytes).event)
             } catch {
-                throw ReplayError("\(path):\(line.number): not an event: \(error)")
+                throw EventFileError.notAnEvent(path: path, line: line.number, reason: "\(error)")
             }
         }
         return events

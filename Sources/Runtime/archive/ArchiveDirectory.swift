@@ -12,15 +12,15 @@ struct ArchiveDirectory {
     private var lockDescriptor: Int32 = -1
 
     /// Creates `root` if missing and takes its lock (`root/.lock`, `flock`, held until ``unlock()`` or exit).
-    /// - Throws: ``ReplayError`` when another process holds the lock or the directory cannot be made.
+    /// - Throws: ``LocalFileError`` when another process holds the lock or the directory cannot be made.
     init(root: String) throws {
         self.root = root
         try ReplayJob.makeDirectory(root)
         let descriptor = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(root)/.lock: \(Self.systemError())") }
+        guard descriptor >= 0 else { throw LocalFileError.cannotOpen(root + "/.lock", reason: LocalFileError.systemReason) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(descriptor)
-            throw ReplayError("\(root) is in use by another archive process (\(root)/.lock is locked)")
+            throw LocalFileError.inUse(root, lock: root + "/.lock")
         }
         lockDescriptor = descriptor
     }
@@ -44,7 +44,7 @@ struct ArchiveDirectory {
             for name in (try? files.contentsOfDirectory(atPath: directory)) ?? [] {
                 if name.hasPrefix(ArchiveFileName.temporaryPrefix), name.hasSuffix(ArchiveFileName.temporarySuffix) {
                     guard unlink(directory + "/" + name) == 0 else {
-                        throw ReplayError("cannot delete \(directory)/\(name): \(Self.systemError())")
+                        throw LocalFileError.cannotDelete(directory + "/" + name, reason: LocalFileError.systemReason)
                     }
                     log("archive: deleted unfinished \(folder)/\(date)/\(name); its records are read again")
                 } else if let file = ArchiveFileName(parsing: name) {
@@ -58,11 +58,8 @@ struct ArchiveDirectory {
     /// Makes a rename or removal in `directory` durable.
     static func synchronize(directory: String) throws {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(directory): \(Self.systemError())") }
+        guard descriptor >= 0 else { throw LocalFileError.cannotOpen(directory, reason: LocalFileError.systemReason) }
         defer { Glibc.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw ReplayError("fsync \(directory): \(Self.systemError())") }
+        guard fsync(descriptor) == 0 else { throw LocalFileError.cannotSync(directory, reason: LocalFileError.systemReason) }
     }
-
-    /// The text of the current `errno`.
-    static func systemError() -> String { String(cString: strerror(errno)) }
 }

@@ -56,7 +56,7 @@ final class ArchiveFile {
         try writer.close(synchronizing: true)
         let name = ArchiveFileName(partition: partition, firstOffset: firstOffset, nextOffset: nextOffset).name
         guard rename(temporaryPath, directory + "/" + name) == 0 else {
-            throw ReplayError("cannot rename \(temporaryPath) to \(name): \(ArchiveDirectory.systemError())")
+            throw LocalFileError.cannotRename(temporaryPath, to: name, reason: LocalFileError.systemReason)
         }
         try ArchiveDirectory.synchronize(directory: directory)
         return name

@@ -42,7 +42,7 @@ final class GeofenceFeed {
             let positions = try reader.positions(Array(ends.keys))
             if ends.allSatisfy({ (positions[$0.key] ?? -1) >= $0.value || $0.value == 0 }) { return }
         }
-        throw ReplayError("geofence topic \(topic) not loaded within \(Int(seconds)) s")
+        throw RuntimeError.geofencesNotLoaded(topic: topic, seconds: Int(seconds))
     }
 
     /// Applies newly arrived geofence records. Bad records become dead letters in `output`.

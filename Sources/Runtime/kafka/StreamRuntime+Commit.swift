@@ -94,7 +94,7 @@ extension StreamRuntime {
     private func checkHistoryStores() throws {
         for (partition, owner) in owners {
             if let failure = owner.history.takeFailure() {
-                throw ReplayError("history store of partition \(partition): \(failure)")
+                throw RuntimeError.historyStore(partition: partition, reason: "\(failure)")
             }
             if let report = owner.history.takeCorruptionReport() { log("warning: partition \(partition): \(report)") }
         }
@@ -259,7 +259,7 @@ extension StreamRuntime {
         foldThreads.run(items: chosen.count) { index in
             let owner = loan.value.0[index]
             guard let end = loan.value.1[index] else {
-                results.store(.init(partition: owner.partition, outcome: .failure(ReplayError("the changelog's end is unknown"))),
+                results.store(.init(partition: owner.partition, outcome: .failure(RuntimeError.changelogEndUnknown)),
                               at: index)
                 return
             }

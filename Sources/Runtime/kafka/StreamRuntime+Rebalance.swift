@@ -161,7 +161,7 @@ extension StreamRuntime {
                 position = try reader.positions([changelog])[changelog] ?? position
             }
             guard position >= marks.high else {
-                throw ReplayError("restoring partition \(partition): changelog stuck at \(position) of \(marks.high)")
+                throw RuntimeError.changelogStuck(partition: partition, position: position, end: marks.high)
             }
         }
         let owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: restore.checkpoint,

@@ -137,7 +137,7 @@ extension PartitionOwner {
             try evictIdleUsersNow(horizon: horizon)
             try history.synchronize()
         } catch {
-            return SnapshotWriter.Result(partition: partition, outcome: .failure(ReplayError("\(error)")))
+            return SnapshotWriter.Result(partition: partition, outcome: .failure(RuntimeError.snapshotFailed(reason: "\(error)")))
         }
         return SnapshotWriter.write(.init(partition: partition, image: processor.fold, checkpoint: checkpoint,
                                           changelogEnd: changelogEnd, directory: directory),

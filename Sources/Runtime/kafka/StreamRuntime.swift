@@ -170,7 +170,7 @@ public final class StreamRuntime {
         let counts = coPartitioned.compactMap { name in existing[name].map { (name, $0) } }
         if Set(counts.map(\.1)).count > 1 {
             let described = counts.map { "\($0.0) has \($0.1)" }.joined(separator: ", ")
-            throw ReplayError("topics keyed by userId must have equal partition counts: \(described)")
+            throw RuntimeError.partitionCountsDiffer(described)
         }
     }
 

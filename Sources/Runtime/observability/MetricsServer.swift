@@ -24,10 +24,10 @@ public final class MetricsServer: @unchecked Sendable {
         self.metrics = metrics
         var ip = in_addr()
         guard inet_pton(AF_INET, address, &ip) == 1 else {
-            throw ReplayError("metrics endpoint: \(address) is not an IPv4 address")
+            throw RuntimeError.metricsAddress(address)
         }
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ReplayError("metrics endpoint: socket() failed: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw RuntimeError.metricsSocket(reason: LocalFileError.systemReason) }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var socketAddress = sockaddr_in()
@@ -42,7 +42,7 @@ public final class MetricsServer: @unchecked Sendable {
         guard bound == 0, listen(descriptor, 128) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw ReplayError("metrics endpoint: cannot listen on \(address):\(port): \(reason)")
+            throw RuntimeError.metricsListen(address: address, port: Int(port), reason: reason)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -21,7 +21,7 @@ final class SnapshotWriter: Sendable {
     struct Result: Sendable {
         let partition: Int32
         /// Seconds it took, or why it failed.
-        let outcome: Swift.Result<Double, ReplayError>
+        let outcome: Swift.Result<Double, RuntimeError>
     }
 
     private let thread = SerialJobThread(name: "tripstream-snapshot-writer")
@@ -70,7 +70,7 @@ final class SnapshotWriter: Sendable {
             try PartitionSnapshot.write(bytes, directory: job.directory, partition: job.partition)
             return Result(partition: job.partition, outcome: .success(monotonic() - started))
         } catch {
-            return Result(partition: job.partition, outcome: .failure(ReplayError("\(error)")))
+            return Result(partition: job.partition, outcome: .failure(RuntimeError.snapshotFailed(reason: "\(error)")))
         }
     }
 }

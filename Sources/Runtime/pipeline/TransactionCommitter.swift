@@ -181,7 +181,7 @@ final class TransactionCommitter: @unchecked Sendable {
                 condition.unlock()
             case .discard:
                 let outcome = isOpen
-                    ? abort(after: ReplayError("the work its early outputs came from was dropped"), started: clock.monotonic())
+                    ? abort(after: RuntimeError.earlyOutputsDropped, started: clock.monotonic())
                     : nil
                 forgetOpenTransaction()
                 condition.lock()
@@ -334,7 +334,7 @@ final class TransactionCommitter: @unchecked Sendable {
     private func confirmDeliveries(_ what: String) throws {
         let report = try sink.flush(timeout: .seconds(60))
         guard report.allDelivered else {
-            throw ReplayError("\(report.failed) \(what) records not delivered (\(report.firstError.map { "\($0)" } ?? "?"))")
+            throw RuntimeError.recordsNotDelivered(count: report.failed, what: what, firstError: report.firstError.map { "\($0)" })
         }
     }
 }

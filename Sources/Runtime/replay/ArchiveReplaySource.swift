@@ -33,7 +33,7 @@ final class ArchiveReplaySource: ReplayRecordSource {
         self.until = until
         self.log = log
         guard FileManager.default.fileExists(atPath: directory + "/locations") else {
-            throw ReplayError("\(directory) holds no archive (no locations folder)")
+            throw ReplayError.noArchive(directory: directory)
         }
         for (stream, folder) in [(ReplayStream.fixes, "locations"), (.commands, "trip-commands")] {
             files[stream] = Dictionary(grouping: try Self.finishedFiles(directory + "/" + folder), by: \.name.partition)

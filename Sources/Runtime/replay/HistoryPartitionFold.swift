@@ -60,7 +60,7 @@ struct HistoryPartitionFold {
         func foldBlock() throws {
             fold.fold(cutter.lines())
             cutter.removeAll()
-            if let failure = fold.failure { throw ReplayError("history store: \(failure)") }
+            if let failure = fold.failure { throw ReplayError.historyStore("\(failure)") }
             try write(&fold.output)
         }
         var unreported: Int64 = 0
@@ -76,7 +76,7 @@ struct HistoryPartitionFold {
         progress.add(unreported)
         if !cutter.isEmpty { try foldBlock() }
         fold.finish()
-        if let failure = fold.failure { throw ReplayError("history store: \(failure)") }
+        if let failure = fold.failure { throw ReplayError.historyStore("\(failure)") }
         try write(&fold.output)
         var totals = Totals(processor: decoder.counters, fold: fold.processor.fold.counters,
                             geofenceCount: fold.geofenceCount)

@@ -23,16 +23,16 @@ final class KafkaReplaySource: ReplayRecordSource {
         self.topics = topics
         let timeout = Duration.seconds(30)
         guard let fixes = try reader.partitionCount(topic: topics.locations, timeout: timeout) else {
-            throw ReplayError("topic \(topics.locations) does not exist")
+            throw ReplayError.topicMissing(topics.locations)
         }
         let commands = try reader.partitionCount(topic: topics.tripCommands, timeout: timeout)
         if let commands, commands != fixes {
-            throw ReplayError("\(topics.locations) has \(fixes) partitions but \(topics.tripCommands) has \(commands)")
+            throw ReplayError.partitionCountsDiffer(fixesTopic: topics.locations, fixes: fixes, commandsTopic: topics.tripCommands, commands: commands)
         }
         self.partitions = (0..<Int32(fixes)).map { $0 }
         let selected = partitions ?? (0..<Int32(fixes)).map { $0 }
         if let outside = selected.first(where: { $0 >= Int32(fixes) }) {
-            throw ReplayError("partition \(outside) selected, but \(topics.locations) has \(fixes) partitions (0-\(fixes - 1))")
+            throw ReplayError.partitionNotInTopic(partition: outside, topic: topics.locations, partitions: fixes)
         }
         // Offsets are asked before anything is assigned: a reader with a waiting fetch answers late.
         var wanted = selected.map { TopicPartition(topic: topics.locations, partition: $0) }
@@ -43,7 +43,7 @@ final class KafkaReplaySource: ReplayRecordSource {
         let ends = try until.map { try offsets(at: $0, of: wanted, ends: lastOffsets) } ?? lastOffsets
         for partition in wanted {
             guard let start = starts[partition], let end = ends[partition] else {
-                throw ReplayError("the brokers gave no offsets for \(partition)")
+                throw ReplayError.noOffsets(partition: "\(partition)")
             }
             ranges[partition] = start..<max(start, end)
         }
@@ -148,7 +148,7 @@ final class KafkaReplaySource: ReplayRecordSource {
             let positions = try reader.positions(Array(waiting))
             waiting = waiting.filter { (positions[$0] ?? -1) < ends[$0]! }
             if WallClock.monotonic() - lastProgress > stallTimeout {
-                throw ReplayError("no records from \(waiting.map(\.description).sorted().joined(separator: ", ")) while searching timestamps")
+                throw ReplayError.stalledSearchingTimestamps(partitions: waiting.map(\.description).sorted())
             }
         }
         return heads
@@ -213,7 +213,7 @@ final class KafkaReplaySource: ReplayRecordSource {
             let now = WallClock.monotonic()
             if !records.isEmpty || remaining.count < before { lastProgress = now }
             if now - lastProgress > stallTimeout {
-                throw ReplayError("no records for \(Int(stallTimeout)) s from \(remaining.keys.map(\.description).sorted().joined(separator: ", ")) before their end")
+                throw ReplayError.stalled(seconds: Int(stallTimeout), partitions: remaining.keys.map(\.description).sorted())
             }
         }
     }

@@ -49,7 +49,7 @@ final class OutputSpool {
             pending.removeFirst(used)
             if batch.byteCount >= batchBytes { try body(&batch) }
         }
-        guard pending.isEmpty else { throw ReplayError("\(path) ends inside a record") }
+        guard pending.isEmpty else { throw ReplayError.spoolTruncated(path: path) }
         if batch.recordCount > 0 { try body(&batch) }
     }
 

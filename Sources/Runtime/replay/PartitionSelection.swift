@@ -10,9 +10,9 @@ public enum PartitionSelection {
             guard (1...2).contains(bounds.count), let low = Int32(bounds[0]), let high = Int32(bounds[bounds.count - 1]),
                 low >= 0, low <= high
             else {
-                throw ReplayError("--partitions: '\(part)' is not a partition or a range like 0-5 (in '\(text)')")
+                throw ReplayError.badPartitionSelection(part: String(part), text: text)
             }
-            guard high - low < 100_000 else { throw ReplayError("--partitions: range '\(part)' is too large") }
+            guard high - low < 100_000 else { throw ReplayError.partitionRangeTooLarge(String(part)) }
             for partition in low...high { selected.insert(partition) }
         }
         return selected.sorted()

@@ -153,7 +153,7 @@ public enum ReplayJob {
                 if let next, let pieces { next.decodePieces(from: pieces) }
             }
             for partition in partitions {
-                if let failure = partition.failure { throw ReplayError("history store: \(failure)") }
+                if let failure = partition.failure { throw ReplayError.historyStore("\(failure)") }
             }
             try writer.wait()
             for partition in partitions { swap(&partition.output, &written.batches[partition.index]) }
@@ -278,20 +278,15 @@ public enum ReplayJob {
         if !parent.isEmpty, access(parent, F_OK) != 0 { try makeDirectory(parent) }
         var info = stat()
         if stat(path, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ReplayError("\(path) exists and is not a directory") }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw LocalFileError.notADirectory(path) }
             return
         }
         // Another thread (partitions restored side by side) may have just made it.
         guard mkdir(path, 0o755) == 0 || (errno == EEXIST && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
         else {
-            throw ReplayError("cannot create output directory \(path): \(String(cString: strerror(errno)))")
+            throw LocalFileError.cannotCreateDirectory(path, reason: LocalFileError.systemReason)
         }
     }
 
 }
 
-/// A replay that cannot run, with a message naming the problem.
-public struct ReplayError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}

@@ -14,8 +14,7 @@ final class ReplayTopicSink: ReplayOutputSink {
         let production = Set(topics.all)
         let targets = [names.events, names.eta, names.deadLetters, names.tripSummaries]
         if let clash = targets.first(where: production.contains) {
-            throw ReplayError("--to-topic-prefix '\(prefix)' would write \(clash), a topic of the service; "
-                + "give a prefix such as sandbox.")
+            throw ReplayError.topicPrefixClash(prefix: prefix, topic: clash)
         }
         do {
             let created = try KafkaAdmin(configuration: configuration).createTopics(
@@ -42,7 +41,7 @@ final class ReplayTopicSink: ReplayOutputSink {
     func finish() throws {
         let report = try producer.flush(timeout: .seconds(60))
         guard report.allDelivered else {
-            throw ReplayError("\(report.failed) output records were not delivered (\(report.firstError.map { "\($0)" } ?? "?"))")
+            throw ReplayError.outputsNotDelivered(count: report.failed, firstError: report.firstError.map { "\($0)" })
         }
     }
 }

@@ -34,7 +34,7 @@ public final class StagedOutputs {
             guard rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 discard()
-                throw ReplayError("cannot rename \(temporary) to \(path): \(reason)")
+                throw LocalFileError.cannotRename(temporary, to: path, reason: reason)
             }
             UnfinishedOutputs.unregister(temporary)
         }

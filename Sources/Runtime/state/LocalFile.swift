@@ -10,13 +10,13 @@ enum LocalFile {
                              _ body: (ArraySlice<UInt8>) throws -> Void) throws
     {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReplayError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw LocalFileError.cannotOpen(path, reason: LocalFileError.systemReason) }
         defer { close(descriptor) }
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw ReplayError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            guard count >= 0 else { throw LocalFileError.cannotRead(path, reason: LocalFileError.systemReason) }
             if count == 0 { return }
             try body(chunk[..<count])
         }

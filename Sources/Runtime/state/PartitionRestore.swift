@@ -63,7 +63,7 @@ public struct PartitionRestore {
     /// changelog's order) and makes the history store durable as of the changelog read.
     public func install(into fold: inout PartitionFold, geofences: GeofenceTable) throws {
         try history.commit()
-        if let failure = history.takeFailure() { throw ReplayError(failure) }
+        if let failure = history.takeFailure() { throw RuntimeError.historyStore(partition: nil, reason: failure) }
         for userId in latest.keys.sorted() { fold.restore(latest[userId]!, geofences: geofences) }
         _ = fold.takeTouchedTimelines()  // restored, not changed
     }

@@ -95,7 +95,7 @@ public struct PartitionSnapshot: Sendable {
         try writer.synchronize()
         try writer.close()
         guard rename(temporary, path) == 0 else {
-            throw ReplayError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            throw LocalFileError.cannotRename(temporary, to: path, reason: LocalFileError.systemReason)
         }
     }
 
