@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["Domain", "Codec"]),
 
         // MARK: - Runtime and executable
-        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
+        .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO"]),
         // Fuzz targets for every decoder of untrusted bytes: a seeded mutation harness, or libFuzzer
         // entry points when built with -sanitize=fuzzer -DTRIPSTREAM_LIBFUZZER (scripts/fuzz.sh).
         .executableTarget(
@@ -51,11 +51,11 @@ let package = Package(
     ]
 )
 
-// -Ounchecked (no overflow or bounds traps) only where inputs were validated before they arrive:
-// the fold over decoded values and the simulator. Every target that reads untrusted bytes (the
-// codecs, the Kafka, LZ4 and RocksDB glue, the runtime's state decoders, the CLI) keeps Swift's
-// checks, so a hostile record fails loudly instead of reading out of bounds.
-let uncheckedTargets: Set<String> = ["Domain", "Simulation"]
+// -Ounchecked (no overflow or bounds traps) only where no byte from disk or the network is decoded:
+// the simulator. Every target that does (the codecs, Domain with its history tail's decoder, the
+// Kafka, LZ4 and RocksDB glue, the runtime's state decoders, the CLI) keeps Swift's checks, so a
+// hostile record fails loudly instead of reading out of bounds.
+let uncheckedTargets: Set<String> = ["Simulation"]
 for target in package.targets where target.type != .system && target.name != "CHeapStats" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

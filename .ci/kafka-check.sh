@@ -10,7 +10,10 @@
 #     (entry, dwell, exit and arrival inside the offline window), never dead-lettered too_late,
 #   - a consumer built on Sarama (Go, read_committed, protocol 0.11) reads the events,
 #   - the events, upserted by _id, must equal `tripstream replay` over the same inputs, every
-#     repeated _id must be an identical re-publication, and every event must validate.
+#     repeated _id must be an identical re-publication, and every event must validate;
+#   - one dataset, every path (.ci/every_path.py): the service's events, the file replays', and
+#     `replay --brokers --since` and `archive` + `replay --archive --since` over the same topics
+#     must each equal the fold of the same inputs in event-time order.
 # Usage: .ci/kafka-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -151,5 +154,14 @@ kcat -C -b "$brokers" -t tripstream.dead-letters -o beginning -e -q -X isolation
 python3 .ci/late_buffer.py check --manifest "$work/late.json" --partitions "$partitions" --replay "$work/replay" \
     --locations "$work/locations.topic" --dead-letters "$work/dead-letters.topic" \
     --run-log "$work/run.log" --metrics "$work/metrics.last" || failed=1
+echo "-- one dataset, every path: the service, the topics' replay, an archive's replay and the event-time fold" >&2
+"$tripstream" replay --quiet --brokers "$brokers" --since 2000-01-01T00:00:00Z --out "$work/from-topics" >&2 || failed=1
+"$tripstream" archive --brokers "$brokers" --out "$work/archive" --until-end >"$work/archive.log" 2>&1 || failed=1
+"$tripstream" replay --quiet --archive "$work/archive" --since 2000-01-01T00:00:00Z --out "$work/from-archive" >&2 || failed=1
+python3 .ci/every_path.py --tripstream "$tripstream" --inputs "$work/in" --partitions "$partitions" --work "$work/every-path" \
+    --path "run (through $kills SIGKILLs)=$work/replay/seen.ndjson" --path "replay of files per partition=$(
+        cat "$work"/replay/p*/out/events.ndjson >"$work/files.ndjson"; echo "$work/files.ndjson")" \
+    --path "replay --brokers --since=$work/from-topics/events.ndjson" \
+    --path "replay --archive --since=$work/from-archive/events.ndjson" || failed=1
 [ "$failed" = 0 ] || { echo "kafka check FAILED" >&2; exit 1; }
 echo "kafka check passed" >&2

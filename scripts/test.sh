@@ -74,6 +74,29 @@ if "$tripstream" replay --quiet --set no-such-setting=1 -g "$work/sim/geofences.
 fi
 grep -q 'no setting no-such-setting' "$work/bad-set.txt"
 
+echo "== what-if without one geofence: diff finds only that geofence's events removed, no event renamed" >&2
+dropped=$(python3 - "$work/sim-out/events.ndjson" <<'PY'
+import collections, json, sys
+visits = collections.Counter(json.loads(l)["geofence"]["externalId"] for l in open(sys.argv[1])
+                             if l.strip() and json.loads(l).get("geofence") and json.loads(l)["type"] == "user.entered_geofence")
+print(visits.most_common(1)[0][0])
+PY
+)
+grep -v "\"externalId\":\"$dropped\"" "$work/sim/geofences.ndjson" >"$work/geofences-without.ndjson"
+"$tripstream" replay --quiet -g "$work/geofences-without.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
+    --out "$work/sim-without"
+"$tripstream" diff "$work/sim-out" "$work/sim-without" --show 0 >"$work/diff-without.txt" || true
+python3 - "$work/diff-without.txt" "$dropped" <<'PY'
+import re, sys
+text, dropped = open(sys.argv[1]).read(), sys.argv[2]
+added = int(re.search(r"differences\s+([\d,]+) added", text).group(1).replace(",", ""))
+section = text.split("by geofence", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+rows = {parts[0]: (int(parts[1].replace(",", "")), int(parts[2].replace(",", ""))) for parts in (l.split() for l in section)
+        if len(parts) >= 4 and not parts[0].startswith("…")}
+others_removed = {g: r for g, (a, r) in rows.items() if not g.endswith("/" + dropped) and (a or r)}
+if added or others_removed or rows.get("store/" + dropped, (0, 0))[1] == 0:
+    sys.exit(f"dropping {dropped}: {added} added, other geofences' events added or removed: {others_removed}\n{text[:1500]}")
+PY
 echo "== analysts: DuckDB queries over the fleet's events agree with plain Python (analysts/queries.py)" >&2
 python3 analysts/queries.py "$work/sim-out" --check
 

@@ -1,3 +1,4 @@
+import enum Runtime.WallClock
 import Simulation
 
 #if canImport(Glibc)
@@ -127,7 +128,7 @@ enum Harness {
         let seeds = Seeds.all(root: root)
         CrashCapture.install()
         var total = 0
-        let started = Monotonic.now()
+        let started = WallClock.monotonic()
         for target in targets {
             let corpus = seeds[target] ?? []
             CrashCapture.setArtifact("\(artifacts)/crash-\(target.rawValue)")
@@ -138,7 +139,7 @@ enum Harness {
                 json: target.isJSON, maxLength: maxLength)
             var count = 0
             var decoded = 0
-            let start = Monotonic.now()
+            let start = WallClock.monotonic()
             let deadline = seconds.map { start + $0 }
             func runOne(_ input: [UInt8]) -> Bool {
                 count += 1
@@ -150,7 +151,7 @@ enum Harness {
                 return ok
             }
             for input in corpus { _ = runOne(input) }
-            while deadline == nil ? count < inputs : Monotonic.now() < deadline! || count < corpus.count {
+            while deadline == nil ? count < inputs : WallClock.monotonic() < deadline! || count < corpus.count {
                 for _ in 0..<256 where deadline != nil || count < inputs {
                     let base = pool[mutator.below(pool.count)]
                     let other = pool[mutator.below(pool.count)]
@@ -165,7 +166,7 @@ enum Harness {
                 }
             }
             CrashCapture.current = nil
-            let elapsed = Monotonic.now() - start
+            let elapsed = WallClock.monotonic() - start
             total += count
             let share = count == 0 ? 0 : Double(decoded) * 100 / Double(count)
             print(
@@ -174,7 +175,7 @@ enum Harness {
                     + "\(pad(grouped(Int(Double(count) / max(elapsed, 1e-9))), 9, left: true))/s  0 crashes")
             fflush(nil)  // before the next target, which may crash
         }
-        print("fuzz: \(targets.count) targets, \(grouped(total)) inputs in \(format(Monotonic.now() - started, 1)) s, 0 crashes")
+        print("fuzz: \(targets.count) targets, \(grouped(total)) inputs in \(format(WallClock.monotonic() - started, 1)) s, 0 crashes")
     }
 
     private static func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
@@ -259,13 +260,6 @@ enum CrashCapture {
     }
 }
 
-enum Monotonic {
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-}
 
 enum Files {
     static func makeDirectory(_ path: String) throws {

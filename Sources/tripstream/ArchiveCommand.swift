@@ -56,7 +56,7 @@ enum ArchiveCommand {
             throw CommandFailure("--idle-close and --max-file-age must be positive")
         }
         try KafkaSettings.checkReachable(options.kafka)
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         let summary: ArchiveSummary
         do {
             let archiver = try Archiver(options: options, reader: try Archiver.makeReader(options),
@@ -66,7 +66,7 @@ enum ArchiveCommand {
             throw CommandFailure(error)
         }
         guard !(try parsed.bool("quiet")) else { return }
-        let seconds = max(Terminal.monotonicSeconds() - started, 1e-9)
+        let seconds = max(WallClock.monotonic() - started, 1e-9)
         for folder in ["locations", "trip-commands", "geofences"] {
             Terminal.output(folder.padded(16) + (summary.records[folder] ?? 0).grouped + " records")
         }

@@ -1,3 +1,4 @@
+import enum Runtime.WallClock
 /// Timings of one benchmark stage: one warm-up, then `runs` timed runs.
 struct BenchResult {
     var seconds: [Double]
@@ -8,9 +9,9 @@ struct BenchResult {
         var seconds: [Double] = []
         var items = 0
         for _ in 0..<runs {
-            let start = Terminal.monotonicSeconds()
+            let start = WallClock.monotonic()
             items = try body()
-            seconds.append(Terminal.monotonicSeconds() - start)
+            seconds.append(WallClock.monotonic() - start)
         }
         return BenchResult(seconds: seconds, items: items)
     }

@@ -126,8 +126,8 @@ enum DemoCommand {
                             metrics: RuntimeMetrics) throws
     {
         var configuration = kafka
-        configuration["group.id"] = "demo-notifications"
-        configuration["auto.offset.reset"] = "earliest"  // events published before the group joined count too
+        configuration.groupId = "demo-notifications"
+        configuration = configuration.startingAtTheBeginning()  // events published before the group joined count too
         let consumer = try KafkaConsumer(configuration: configuration)
         try consumer.subscribe([topic])
         var idle = 0.0

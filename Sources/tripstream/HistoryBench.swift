@@ -53,7 +53,7 @@ struct HistoryBench {
         var events: [Event] = []
         var changelog: [[UInt8]: [UInt8]?] = [:]
         let steps = minutes * 4
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         for step in 0..<steps {
             let time = Self.t0 + UnixMillis(step) * Self.fixInterval
             for user in 0..<users {
@@ -65,7 +65,7 @@ struct HistoryBench {
             for change in store.takeChanges() { changelog[change.key] = change.value }
             try store.commit()
         }
-        let foldSeconds = Terminal.monotonicSeconds() - started
+        let foldSeconds = WallClock.monotonic() - started
         let rssAfter = Self.residentBytes()
         let heapAfter = tripstream_heap_in_use()
         let timelines = fold.allTimelines()
@@ -117,7 +117,7 @@ struct HistoryBench {
         }
         let before = 0..<120, gap = 120..<600, after = 600..<720
         var inOrder = 0
-        let inOrderStart = Terminal.monotonicSeconds()
+        let inOrderStart = WallClock.monotonic()
         for step in Array(before) + Array(after) {
             for user in 0..<bufferUsers {
                 _ = fold.process(fix(user, step, replayed: false), geofences: table,
@@ -127,17 +127,17 @@ struct HistoryBench {
             try store.commit()
             _ = store.takeChanges()
         }
-        let inOrderSeconds = Terminal.monotonicSeconds() - inOrderStart
+        let inOrderSeconds = WallClock.monotonic() - inOrderStart
         events.removeAll()
         let now = Self.t0 + UnixMillis(after.upperBound) * Self.fixInterval
-        let lateStart = Terminal.monotonicSeconds()
+        let lateStart = WallClock.monotonic()
         for user in 0..<bufferUsers {
             for step in gap { _ = fold.process(fix(user, step, replayed: true), geofences: table, processingTime: now, events: &events) }
         }
         fold.settle(geofences: table, processingTime: now, events: &events)
         let changes = store.takeChanges().count
         try store.commit()
-        let lateSeconds = Terminal.monotonicSeconds() - lateStart
+        let lateSeconds = WallClock.monotonic() - lateStart
         let buffered = bufferUsers * gap.count
         let refolded = fold.counters.refoldedInputs
         Terminal.output("  late buffer   \(bufferUsers.grouped) users each get a 2 h buffer (480 fixes) 30 min late: \(fold.counters.rewinds.grouped) refolds, \(String(format1: Double(refolded) / Double(buffered))) refolded inputs per buffered fix, \(changes.grouped) history records rewritten")
@@ -151,13 +151,13 @@ struct HistoryBench {
         let table = GeofenceTable()
         // From the changelog alone: an empty local store rebuilt from every record.
         let fresh = workDirectory + "/history-restored"
-        var started = Terminal.monotonicSeconds()
+        var started = WallClock.monotonic()
         let rebuilt = try RocksHistoryStore(directory: fresh, fresh: true, recordsChanges: true)
         var restore = PartitionRestore(snapshot: nil, history: rebuilt)
         for record in changelog { restore.apply(key: record.key, value: record.value) }
         var fold = PartitionFold(settings: FoldSettings(), history: rebuilt)
         try restore.install(into: &fold, geofences: table)
-        let fromChangelog = Terminal.monotonicSeconds() - started
+        let fromChangelog = WallClock.monotonic() - started
         let bytes = changelog.reduce(0) { $0 + $1.key.count + ($1.value?.count ?? 0) }
         rebuilt.close()
         // From a local store: the snapshot file (hot parts) over the RocksDB the first run left.
@@ -165,13 +165,13 @@ struct HistoryBench {
                                          checkpoint: PartitionCheckpoint(locationsOffset: 0, commandsOffset: 0, streamTime: 0),
                                          timelines: hotParts)
         try snapshot.write(directory: workDirectory)
-        started = Terminal.monotonicSeconds()
+        started = WallClock.monotonic()
         let local = try RocksHistoryStore(directory: workDirectory + "/history-local", fresh: false, recordsChanges: true)
         let read = try PartitionSnapshot.read(directory: workDirectory, partition: 0)
         let fromSnapshot = PartitionRestore(snapshot: read, history: local)
         var localFold = PartitionFold(settings: FoldSettings(), history: local)
         try fromSnapshot.install(into: &localFold, geofences: table)
-        let fromLocal = Terminal.monotonicSeconds() - started
+        let fromLocal = WallClock.monotonic() - started
         local.close()
         Terminal.output("  restore       \(users.grouped) users from the changelog alone: \(String(format2: fromChangelog)) s for \(changelog.count.grouped) records (\(bytes / 1_000_000) MB; \(Int(Double(changelog.count) / fromChangelog).grouped) records/s applied, reading them from Kafka not included)")
         Terminal.output("  restore       \(users.grouped) users from the local store: \(String(format2: fromLocal)) s (snapshot of \(hotParts.count.grouped) hot states; \(storedInputs.grouped) stored inputs stay on disk)")

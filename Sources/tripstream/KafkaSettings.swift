@@ -31,8 +31,8 @@ enum KafkaSettings {
         if let file = try parsed.optional("kafka-config", parsed.string) {
             configuration = try KafkaConfiguration.load(propertiesFile: file)
         }
-        if parsed.contains("brokers") { configuration["bootstrap.servers"] = try parsed.string("brokers") }
-        guard configuration["bootstrap.servers"] != nil else {
+        if parsed.contains("brokers") { configuration.bootstrapServers = try parsed.string("brokers") }
+        guard configuration.bootstrapServers != nil else {
             throw CommandFailure("no brokers: give --brokers HOST:PORT or bootstrap.servers in --kafka-config")
         }
         return configuration

@@ -1,3 +1,4 @@
+import enum Runtime.WallClock
 import Domain
 import Simulation
 
@@ -18,9 +19,9 @@ enum LookupSweep {
             let area = (base.cityArea ?? CityArea(eastWest: 13_000, northSouth: 10_000))
                 .scaled(by: Double(count) / Double(max(base.geofences, 1)))
             settings.cityArea = area
-            let started = Terminal.monotonicSeconds()
+            let started = WallClock.monotonic()
             let table = GeofenceTable(FleetSimulator(settings: settings).geofences)
-            let built = Terminal.monotonicSeconds() - started
+            let built = WallClock.monotonic() - started
             // Query points spread over the same area, drawn once so the timing is the lookups alone.
             var random = SeededRandom(seed: 7)
             let metersPerLng = Geodesy.metersPerDegree * cos(settings.cityCenter.latitude * Double.pi / 180)
@@ -42,7 +43,7 @@ enum LookupSweep {
             for _ in 0..<3 {
                 for lookingAhead in [false, true] {
                     inside = 0
-                    let start = Terminal.monotonicSeconds(), cpuStart = threadCPUSeconds()
+                    let start = WallClock.monotonic(), cpuStart = threadCPUSeconds()
                     for index in points.indices {
                         if lookingAhead {
                             for stage in stages where index + stage.distance < points.count {
@@ -52,7 +53,7 @@ enum LookupSweep {
                         }
                         table.forEachContaining(points[index]) { _, _, _, _, _ in inside += 1 }
                     }
-                    seconds[lookingAhead ? 1 : 0].append(Terminal.monotonicSeconds() - start)
+                    seconds[lookingAhead ? 1 : 0].append(WallClock.monotonic() - start)
                     cpuSeconds[lookingAhead ? 1 : 0].append(threadCPUSeconds() - cpuStart)
                 }
             }

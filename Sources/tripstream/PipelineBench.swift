@@ -90,7 +90,7 @@ enum PipelineBench {
     /// Geofences, then commands and fixes in arrival order, keyed by userId.
     static func publish(_ workload: BenchWorkload, fixes: Int, to cluster: MockCluster, topics: Topics) throws {
         var configuration = cluster.clientConfiguration
-        configuration["linger.ms"] = "5"
+        configuration = configuration.alwaysLingering(milliseconds: 5)
         let producer = try KafkaProducer(configuration: configuration)
         for (geofence, line) in zip(workload.geofences, workload.geofenceLines) {
             try producer.produce(topic: topics.geofences, key: Array("\(geofence.tag)/\(geofence.externalId)".utf8),
@@ -154,9 +154,7 @@ enum PipelineBench {
         -> (p50: Int, p99: Int, samples: Int, committed: RuntimeMetrics.Histogram)
     {
         var consumerConfiguration = cluster.clientConfiguration
-        consumerConfiguration["group.id"] = "latency-probe"
-        consumerConfiguration["auto.offset.reset"] = "latest"
-        consumerConfiguration["fetch.wait.max.ms"] = "10"
+        consumerConfiguration = consumerConfiguration.inGroup("latency-probe").startingAtTheEnd().fetchWait(milliseconds: 10)
         let consumer = try KafkaConsumer(configuration: consumerConfiguration)
         try consumer.subscribe([topics.events])
         let joinDeadline = WallClock.monotonic() + 30

@@ -11,7 +11,7 @@ struct PublishedRecordsCheck {
     private let endsBefore: [TopicPartition: Int64]
 
     init(configuration: KafkaConfiguration, topics: [String]) throws {
-        self.configuration = configuration.settingDefault("group.id", "tripstream-published-check")
+        self.configuration = configuration.inGroupByDefault("tripstream-published-check")
         self.topics = topics
         endsBefore = try Self.watermarks(self.configuration, topics).mapValues(\.high)
     }

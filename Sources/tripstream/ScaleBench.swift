@@ -15,7 +15,7 @@ enum ScaleBench {
         var random = SeededRandom(seed: 7)
         let heapBefore = tripstream_heap_in_use()
         let rssBefore = HistoryBench.residentBytes()
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         var table = GeofenceTable()
         // Spread over Western Europe (about 2,000 × 2,600 km): a city's density where they cluster.
         func point() -> Coordinate {
@@ -35,15 +35,15 @@ enum ScaleBench {
                 table.upsert(Geofence(tag: "zone", externalId: "p\(index)", shape: .polygon(rings: [ring])))
             }
         }
-        let loadSeconds = Terminal.monotonicSeconds() - started
+        let loadSeconds = WallClock.monotonic() - started
         let heap = Int(tripstream_heap_in_use()) - Int(heapBefore)
         let rss = HistoryBench.residentBytes() - rssBefore
         // Lookups at random points, to show the index answers without scanning.
         var candidates = 0
         let lookups = 200_000
-        let lookupStart = Terminal.monotonicSeconds()
+        let lookupStart = WallClock.monotonic()
         for _ in 0..<lookups { table.forEachCandidate(at: point()) { _, _ in candidates += 1 } }
-        let lookupSeconds = Terminal.monotonicSeconds() - lookupStart
+        let lookupSeconds = WallClock.monotonic() - lookupStart
         let total = circles + polygons
         Terminal.output("geofence table  \(total.grouped) geofences (\(circles.grouped) circles, \(polygons.grouped) polygons) loaded in \(String(format2: loadSeconds)) s")
         Terminal.output("  memory        heap \(heap / 1_000_000) MB (\(heap / max(total, 1)) B per geofence), resident \(rss / 1_000_000) MB")
@@ -65,12 +65,12 @@ enum ScaleBench {
         let table = GeofenceTable()
         let userIds = (0..<users).map { "driver-\($0)" }
         var events: [Event] = []
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         var nextReport = started
         var round = 0
         var fixes = 0
         Terminal.output("soak            \(users.grouped) users, a fix every 15 s each, horizon 30 min, \(String(format1: minutes)) min")
-        while Terminal.monotonicSeconds() - started < minutes * 60 {
+        while WallClock.monotonic() - started < minutes * 60 {
             let time = HistoryBench.t0 + UnixMillis(round) * HistoryBench.fixInterval
             for user in 0..<users {
                 let fix = Fix(userId: userIds[user], createdAt: time,
@@ -82,7 +82,7 @@ enum ScaleBench {
             }
             try store.commit()
             round += 1
-            let now = Terminal.monotonicSeconds()
+            let now = WallClock.monotonic()
             if now >= nextReport {
                 nextReport = now + 30
                 let rss = HistoryBench.residentBytes()
@@ -91,7 +91,7 @@ enum ScaleBench {
                 Terminal.output("  t+\(Int(now - started))s".padded(10) + "event time +\(round * 15 / 60) min, \(fixes.grouped) fixes, RSS \(rss / 1_000_000) MB, heap \(heap / 1_000_000) MB, history on disk \(sst / 1_000_000) MB, \(fold.userCount.grouped) users")
             }
         }
-        let seconds = Terminal.monotonicSeconds() - started
+        let seconds = WallClock.monotonic() - started
         Terminal.output("  done          \(fixes.grouped) fixes in \(Int(seconds)) s (\(Int(Double(fixes) / seconds).grouped) fixes/s), \(round) rounds = \(round * 15 / 60) min of event time")
     }
 }

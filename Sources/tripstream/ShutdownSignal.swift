@@ -1,3 +1,4 @@
+import enum Runtime.WallClock
 import Synchronization
 
 #if canImport(Glibc)
@@ -33,8 +34,8 @@ enum ShutdownSignal {
             let deadline = pointer.pointee
             pointer.deallocate()
             while !ShutdownSignal.isRequested { usleep(50_000) }
-            let signalled = Terminal.monotonicSeconds()
-            while Terminal.monotonicSeconds() - signalled < deadline { usleep(50_000) }
+            let signalled = WallClock.monotonic()
+            while WallClock.monotonic() - signalled < deadline { usleep(50_000) }
             let seconds = deadline < 10 ? String(format1: deadline) : String(Int(deadline))
             Terminal.error("shutdown did not finish within \(seconds) s (--shutdown-timeout): exiting with status 2; the open transaction is left to the broker's transaction timeout")
             _exit(2)

@@ -12,7 +12,7 @@ enum SimulatePublisher {
         let topics = try TopicNames.topics(parsed)
         let base = try KafkaSettings.configuration(parsed)
         try KafkaSettings.checkReachable(base)
-        let configuration = base.settingDefault("linger.ms", "5")
+        let configuration = base.lingering(milliseconds: 5)
         let check = try PublishedRecordsCheck(configuration: base,
                                               topics: [topics.locations, topics.tripCommands, topics.geofences])
         let producer = try KafkaProducer(configuration: configuration)
@@ -32,7 +32,7 @@ enum SimulatePublisher {
         var counts = (geofences: 0, commands: 0, fixes: 0)
         var key: [UInt8] = [], value: [UInt8] = []
         var records = simulator.geofenceRecords
-        let started = Terminal.monotonicSeconds()
+        let started = WallClock.monotonic()
         repeat {
             for record in records {
                 InputRecordEncoder.encode(record, key: &key, value: &value)
@@ -54,7 +54,7 @@ enum SimulatePublisher {
             if rate > 0 {
                 // Pace to the requested rate: sleep until the fixes sent so far are due.
                 let due = Double(counts.fixes) / rate
-                let ahead = due - (Terminal.monotonicSeconds() - started)
+                let ahead = due - (WallClock.monotonic() - started)
                 if ahead > 0 { Terminal.sleep(seconds: ahead) }
             }
             if !keepGoing(counts.fixes) { break }

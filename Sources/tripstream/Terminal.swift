@@ -1,3 +1,4 @@
+import enum Runtime.WallClock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,9 +43,4 @@ enum Terminal {
         _ = nanosleep(&request, &remaining)
     }
 
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }

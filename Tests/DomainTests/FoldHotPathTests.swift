@@ -98,7 +98,7 @@ import Testing
         expected.combine("u1")
         expected.combine(EventType.enteredGeofence.rawValue)
         expected.combine(store.id.rawValue)
-        expected.combine(UInt64(1))  // the user's first visit
+        EventOrdinal(day: EventOrdinal.day(of: World.t0), count: 1).combine(into: &expected)  // the first visit of g1 that day
         for context in [fresh, renamed] {
             var state = UserState()
             var events: [Event] = []
@@ -110,34 +110,35 @@ import Testing
         }
     }
 
-    /// A `user.updated_trip` event's `_id` is the stable hash of user, type, trip, ordinal, time and source,
+    /// A `user.updated_trip` event's `_id` is the stable hash of user, type, trip, ordinal (the start
+    /// among that user's starts of the externalId that day), time and source,
     /// and a `user.started_trip`'s of user, type, trip and ordinal, though the fold hashes those once a
     /// trip and type (`TripBox.idHasher`): for every
     /// fix of two trips of one user, the second with the first's externalId, and for a second user
     /// on a trip of that name. Fails if the kept hash outlives its trip or skips a part.
     @Test func updatedTripIdsHashUserTripOrdinalAndTime() {
         var h = Harness([World.circle("store", "g1", at: Self.o, radius: 100)])
-        func expectedID(_ user: String, ordinal: UInt64, at seconds: Int64) -> EventID {
+        func expectedID(_ user: String, ordinal: UInt32, at seconds: Int64) -> EventID {
             var expected = StableHasher()
             expected.combine(user)
             expected.combine(EventType.updatedTrip.rawValue)
             expected.combine("t1")
-            expected.combine(ordinal)
+            EventOrdinal(day: EventOrdinal.day(of: World.t0), count: ordinal).combine(into: &expected)
             expected.combine(World.t0 + seconds * 1000)
             expected.combine(UInt8(0))  // from a fix (1: from an update command)
             return EventID(hashing: expected)
         }
-        func startedID(_ user: String, ordinal: UInt64) -> EventID {
+        func startedID(_ user: String, ordinal: UInt32) -> EventID {
             var expected = StableHasher()
             expected.combine(user)
             expected.combine(EventType.startedTrip.rawValue)
             expected.combine("t1")
-            expected.combine(ordinal)
+            EventOrdinal(day: EventOrdinal.day(of: World.t0), count: ordinal).combine(into: &expected)
             return EventID(hashing: expected)
         }
         var expected: [EventID] = []
         var expectedStarts: [EventID] = []
-        for (user, ordinal, start) in [("u1", UInt64(1), Int64(0)), ("u1", 2, 200), ("u2", 1, 0)] {
+        for (user, ordinal, start) in [("u1", UInt32(1), Int64(0)), ("u1", 2, 200), ("u2", 1, 0)] {
             h.send(World.start(user, at: start))
             expectedStarts.append(startedID(user, ordinal: ordinal))
             for step in 1...4 {

@@ -304,30 +304,33 @@ struct HistoryReplayTests {
     @Test func sinceUntilAndTheGeofenceTableFollowRecordTimestamps() throws {
         let cluster = try MockCluster(brokerCount: 1)
         let topics = Topics()
+        // Record timestamps a second after each fix was taken, as a producer stamps them (one far
+        // ahead of its timestamp would be a wrong device clock: `future_timestamp`).
+        let base: Int64 = 1_767_600_000_000  // 2026-01-05T08:00:00Z
         for topic in [topics.locations, topics.tripCommands, topics.geofences] { try cluster.createTopic(topic, partitions: 1) }
         let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
         let geofence = #"{"tag":"store","externalId":"s1","description":"S1","type":"circle","coordinates":[-8.61,41.15],"radius":100,"enabled":true}"#
         try producer.produce(topic: topics.geofences, key: Array("store/s1".utf8), value: Array(geofence.utf8),
-                             timestamp: 5_500)
+                             timestamp: base + 5_500)
         for second in 1...10 {
             let fix = #"{"userId":"u1","createdAt":"2026-01-05T08:00:0\#(second - 1).000Z","latitude":41.15,"longitude":-8.61,"accuracy":10,"deviceId":"d1"}"#
             try producer.produce(topic: topics.locations, key: Array("u1".utf8), value: Array(fix.utf8),
-                                 timestamp: Int64(second) * 1_000)
+                                 timestamp: base + Int64(second) * 1_000)
         }
         #expect(try producer.flush(timeout: .seconds(10)).allDelivered)
         let root = NSTemporaryDirectory() + "tripstream-history-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: root) }
 
         func entered(since: Int64, until: Int64? = nil) throws -> (fixes: Int, entries: [String]) {
-            var options = Self.options(cluster, since: since, out: root + "/\(since)")
-            options.until = until
+            var options = Self.options(cluster, since: base + since, out: root + "/\(since)")
+            options.until = until.map { base + $0 }
             let summary = try HistoryReplayJob.run(options)
             let text = try String(contentsOfFile: root + "/\(since)/events.ndjson", encoding: .utf8)
             let entries = try text.split(separator: "\n").map { try EventDecoder.decode(Array($0.utf8)).event }
                 .filter { $0.type == .enteredGeofence }.map { RFC3339.string($0.createdAt) }
             return (summary.replay.fold.fixes, entries)
         }
-        // Fix n (n = 1…10) is stamped n s and created at 08:00:0(n-1).
+        // Fix n (n = 1…10) is stamped base + n s and created at 08:00:0(n-1).
         #expect(try entered(since: 0) == (10, ["2026-01-05T08:00:05.000Z"]))
         #expect(try entered(since: 3_000, until: 8_000) == (5, ["2026-01-05T08:00:05.000Z"]))
         #expect(try entered(since: 3_001, until: 8_001) == (5, ["2026-01-05T08:00:05.000Z"]))

@@ -7,7 +7,7 @@ import Testing
 @Suite struct PartitionRestoreTests {
     static func parts(_ userId: String, visits: UInt32) -> UserTimeline.Parts {
         var state = UserState()
-        state.visitCount = visits
+        state.ordinals = EventOrdinals(counts: [.init(key: .init(rawValue: 1), day: 0, count: visits)])
         return UserTimeline.Parts(userId: userId, current: state, tailStart: state, tail: [], storedSegments: 0,
                                   historyStart: .min, secondSegmentStart: .max, watermark: .min, lastTickTimer: .min,
                                   newestTime: .min)
@@ -32,7 +32,7 @@ import Testing
         #expect(restore.checkpoint == checkpoint, "the previous readable checkpoint stands")
         var fold = PartitionFold()
         try restore.install(into: &fold, geofences: GeofenceTable())
-        #expect(fold.state(of: "u1")?.visitCount == 3)
+        #expect(fold.state(of: "u1")?.ordinals.counts.first?.count == 3)
         #expect(fold.state(of: "u2") == nil && fold.state(of: "u3") == nil)
     }
 }

@@ -137,4 +137,58 @@ import Testing
         #expect(events.allSatisfy { ($0.actualCreatedAt ?? 0) < Self.t0 + 3_600_000 }, "no event processed in 2199")
         #expect(events.contains { $0.event.type == .dwelledInGeofence }, "the others' gap was real: A's dwell fires")
     }
+
+    /// The issue's case: B's device says 2199 and B's fix is the first of its partition, where there
+    /// is no stream yet to be ahead of. The next fix judges it: dead-lettered, no clock moved, and B's
+    /// own true fixes minutes later are folded, not `too_late`.
+    @Test func aWrongClockAsThePartitionsFirstFixIsJudgedByTheNext() throws {
+        let b2199 = Fix(userId: "B", createdAt: 7_226_582_400_000, position: Coordinate(latitude: 41.2, longitude: -8.6))
+        let (events, letters) = try Self.replay([
+            b2199, Self.fix("A", minutes: 1), Self.fix("B", minutes: 1, inside: false), Self.fix("A", minutes: 2),
+            Self.fix("B", minutes: 3), Self.fix("B", minutes: 4), Self.fix("A", minutes: 5),
+        ])
+        #expect(letters.count == 1, "\(letters)")
+        #expect(letters.first?.contains("future_timestamp") == true && letters.first?.contains(#"\"userId\":\"B\""#) == true)
+        #expect(events.contains { $0.event.type == .enteredGeofence && $0.event.userId == "B" }, "B's true fixes are folded")
+        #expect(events.allSatisfy { ($0.actualCreatedAt ?? 0) < Self.t0 + 3_600_000 }, "no event processed in 2199")
+    }
+
+    /// A partition's first fix in the same time as the next is folded first, as it came.
+    @Test func aTrueFirstFixIsFoldedBeforeTheNext() throws {
+        let (events, letters) = try Self.replay([
+            Self.fix("A", minutes: 1), Self.fix("B", minutes: 1.5, inside: false), Self.fix("A", minutes: 12),
+        ])
+        #expect(letters.isEmpty, "\(letters)")
+        #expect(events.contains { $0.event.type == .dwelledInGeofence }, "A entered at 1 minute and stayed 11")
+        #expect(events.allSatisfy { !$0.event.replayed }, "nothing was placed late")
+    }
+}
+
+/// The future-clock rule of records with a Kafka timestamp (`run`, `replay --brokers`, `--archive`):
+/// judged against the record's timestamp, not the wall clock nor the stream.
+@Suite struct RecordTimeClockTests {
+    @Test func anInputFarAheadOfItsRecordsTimestampIsDeadLettered() {
+        var processor = InputProcessor(settings: FoldSettings())
+        let skew = processor.fold.settings.maxClockSkew
+        let sent: UnixMillis = 1_767_247_200_000
+        var output = OutputBatch(newlineSeparated: true)
+        func send(_ user: String, at time: UnixMillis, recordTime: UnixMillis?) {
+            let fix = Fix(userId: user, createdAt: time, position: Coordinate(latitude: 41.148, longitude: -8.611))
+            var line: [UInt8] = []
+            InputRecordEncoder.encode(fix, into: &line)
+            line.withUnsafeBytes { value in
+                processor.process(.fix(fix), key: Array(user.utf8), value: value,
+                                  source: RecordSource(topic: "tripstream.locations", partition: 0, offset: 0),
+                                  geofences: GeofenceTable(), processingTime: sent + 10_000_000_000, recordTime: recordTime,
+                                  into: &output)
+            }
+        }
+        send("B", at: sent + skew + 1, recordTime: sent)  // ahead of its record by more than the skew
+        send("A", at: sent + skew, recordTime: sent)  // at the skew: folded
+        send("C", at: sent + 2 * skew, recordTime: nil)  // no timestamp: left to the fold
+        send("D", at: sent + 2 * skew, recordTime: -1)  // Kafka's "none"
+        #expect(processor.counters.deadLetters[.futureTimestamp] == 1)
+        #expect(processor.fold.state(of: "B") == nil, "never its user's newest input")
+        #expect(processor.fold.state(of: "A") != nil && processor.fold.state(of: "C") != nil && processor.fold.state(of: "D") != nil)
+    }
 }

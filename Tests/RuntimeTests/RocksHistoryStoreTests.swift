@@ -8,7 +8,7 @@ import Testing
 @Suite struct RocksHistoryStoreTests {
     static func segment(_ time: UnixMillis, inputs: Int = 3, tag: UInt32 = 0) -> HistorySegment {
         var state = UserState()
-        state.visitCount = tag
+        state.ordinals = EventOrdinals(counts: [.init(key: .init(rawValue: 1), day: 0, count: tag)])
         let fixes = (0..<inputs).map { i in
             TimelineInput(fix: Fix(userId: "", createdAt: time + UnixMillis(i) * 1000,
                                    position: Coordinate(latitudeE7: 411_480_000 + Int32(i), longitudeE7: -86_110_000),
@@ -77,7 +77,7 @@ import Testing
     @Test func parkedUsersSurviveReopeningAndComeBackOnce() throws {
         let directory = TestHistory.directory() + "/parked"
         var state = UserState()
-        state.visitCount = 7
+        state.ordinals = EventOrdinals(counts: [.init(key: .init(rawValue: 1), day: 20_000, count: 7)])
         let parts = UserTimeline.Parts(userId: "idle", current: state, tailStart: state, tail: [], storedSegments: 2,
                                        historyStart: .min, secondSegmentStart: 5, watermark: 10, lastTickTimer: 3,
                                        newestTime: 12)

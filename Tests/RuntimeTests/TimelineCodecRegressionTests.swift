@@ -87,8 +87,41 @@ extension TimelineCodecTests {
     /// 1,000,000 as an unsigned varint (the tail's first time).
     static let firstTime: [UInt8] = [0xC0, 0x84, 0x3D]
 
+    /// The record as version 8 wrote it: each of its two empty states held a user-wide visit count
+    /// and trip count (four zero bytes each) where version 9 holds its event ordinals (none: one
+    /// zero byte). An empty state ends with `stoppedSince` (`.max`), the ordinals, no trip and the
+    /// ETA learning (eight zero bytes).
+    static func asVersion8(_ record: [UInt8]) -> [UInt8] {
+        let stoppedSince: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
+        let version9 = stoppedSince + [0] + [0] + [UInt8](repeating: 0, count: 8)
+        let version8 = stoppedSince + [0, 0, 0, 0] + [0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        var out: [UInt8] = [8]
+        var at = 1, replaced = 0
+        while at < record.count {
+            if replaced < 2, at + version9.count <= record.count, Array(record[at..<(at + version9.count)]) == version9 {
+                out += version8
+                at += version9.count
+                replaced += 1
+            } else {
+                out.append(record[at])
+                at += 1
+            }
+        }
+        #expect(replaced == 2, "both states of the record")
+        return out
+    }
+
+    @Test func aVersion8RecordDecodesToTheSamePartsAsVersion9() throws {
+        let (parts, record, _) = twoFixRecord()
+        #expect(record.first == 9)
+        #expect(try TimelineCodec.decode(Self.asVersion8(record)) == parts)
+    }
+
     @Test func aVersion7RecordDecodesToTheSamePartsAsVersion8() throws {
-        let (parts, record, tail) = twoFixRecord()
+        let (parts, version9, _) = twoFixRecord()
+        let record = Self.asVersion8(version9)
+        // The states are 6 bytes longer in version 8: the tail section moves with them.
+        let tail = (record.count - 45 - 15)..<(record.count - 45)
         #expect(record.first == 8)
         // 2 inputs; 12 bytes: the first fix (flags, time, latitude and longitude from 0) and the
         // second (four zeros); no attachments.

@@ -9,7 +9,7 @@ import Testing
             externalId: "t", destinationGeofenceTag: "store", destinationGeofenceExternalId: "g1",
             destinationCoordinates: nil, destinationRadius: 100, mode: .truck, approachingThreshold: 7,
             scheduledArrivalAt: 5_000_000, delayThreshold: 3, metadata: nil, expiry: 5_400_000)
-        var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .pending, startedAt: 1_000), ordinal: 2)
+        var progress = TripProgress(snapshot: TripSnapshot(plan: plan, status: .pending, startedAt: 1_000), ordinal: EventOrdinal(day: 0, count: 2))
         progress.etaMilestones.wayMeters = 4_000
         progress.etaMilestones.quarter = 900
         progress.etaMilestones.half = -5
@@ -43,7 +43,7 @@ import Testing
             destinationRadius: 100, mode: .car, approachingThreshold: 5, scheduledArrivalAt: nil, metadata: nil
         ).with(legs: legs, defaultRadius: 100)
         var state = UserState()
-        state.trip = TripProgress(snapshot: TripSnapshot(plan: plan, status: .started, startedAt: 1_000), ordinal: 1)
+        state.trip = TripProgress(snapshot: TripSnapshot(plan: plan, status: .started, startedAt: 1_000), ordinal: EventOrdinal(day: 0, count: 1))
         let commands = [
             TripCommand(kind: .addLegs, userId: "u", createdAt: 2_000, trip: TripOptions(externalId: "t", legs: legs)),
             TripCommand(kind: .reorderLegs, userId: "u", createdAt: 2_001,

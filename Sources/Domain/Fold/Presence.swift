@@ -5,7 +5,8 @@ public struct Presence: Sendable, Equatable {
     /// When `user.dwelled_in_geofence` is due; `.max` once it fired or when the geofence has no
     /// dwell threshold. The threshold is the one the geofence had when the user entered.
     public var dwellDue: UnixMillis
-    /// The user's visit number; with the geofence it names the visit's events (`_id`).
+    /// The visit's number among this user's visits of this geofence on the UTC day of `enteredAt`
+    /// (`EventOrdinal`); with the geofence and that day it names the visit's events (`_id`).
     public var visitOrdinal: UInt32
     /// The geofence's `scheduledEnd` as last seen (`.max`: none): a timer that ends the visit.
     public var endsAt: UnixMillis
@@ -27,5 +28,12 @@ public struct Presence: Sendable, Equatable {
     public static func == (lhs: Presence, rhs: Presence) -> Bool {
         lhs.geofenceID == rhs.geofenceID && lhs.enteredAt == rhs.enteredAt && lhs.dwellDue == rhs.dwellDue
             && lhs.visitOrdinal == rhs.visitOrdinal && lhs.endsAt == rhs.endsAt
+    }
+
+    /// What names this visit's events in their `_id`: the geofence, the entry's day and the visit's number then.
+    @inlinable
+    public func combineVisit(into hasher: inout StableHasher) {
+        hasher.combine(geofenceID.rawValue)
+        EventOrdinal(day: EventOrdinal.day(of: enteredAt), count: visitOrdinal).combine(into: &hasher)
     }
 }

@@ -13,8 +13,9 @@ public struct TripProgress: Sendable, Equatable {
     }
 
     public var snapshot: TripSnapshot
-    /// The user's trip number; with the externalId it names the trip's events (`_id`).
-    public var ordinal: UInt32
+    /// The trip's start among this user's starts of its externalId that day; with the externalId it
+    /// names the trip's events (`_id`).
+    public var ordinal: EventOrdinal
     /// Filtered mileage so far, meters.
     public var distance: Double = 0
     /// Last point counted into mileage.
@@ -50,7 +51,7 @@ public struct TripProgress: Sendable, Equatable {
             && lhs.etaMilestones == rhs.etaMilestones
     }
 
-    public init(snapshot: TripSnapshot, ordinal: UInt32) {
+    public init(snapshot: TripSnapshot, ordinal: EventOrdinal) {
         self.snapshot = snapshot
         self.ordinal = ordinal
     }

@@ -269,17 +269,16 @@ extension UserState {
                     if time >= geofence.scheduledEnd { continue }  // behaves as disabled or deleted from then on
                     if geofence.stopDetection, !isStopped(at: time, settings: context.settings) { continue }
                 }
-                visitCount &+= 1
+                let ordinal = ordinals.next(.visits(of: geofence.id), at: time)
                 let dwellDue = geofence.dwellThreshold.map { time + UnixMillis($0) * UnixMillis.millisPerMinute } ?? .max
                 let presence = Presence(geofenceID: geofence.id, enteredAt: time, dwellDue: dwellDue,
-                                        visitOrdinal: visitCount, endsAt: geofence.scheduledEnd, slotHint: entry.slot)
+                                        visitOrdinal: ordinal.count, endsAt: geofence.scheduledEnd, slotHint: entry.slot)
                 added.initializeElement(at: count, to: presence)
                 count += 1
                 // Built whole inside `append`: a local event mutated and then appended is copied.
                 events.append(makeEvent(.enteredGeofence, at: time, context: context, geofence: geofence,
                                         confidence: EventConfidence(margin: -entry.signedDistance, accuracy: accuracy)) {
-                    $0.combine(geofence.id.rawValue)
-                    $0.combine(UInt64(presence.visitOrdinal))
+                    presence.combineVisit(into: &$0)
                 })
             }
             insertPresences(UnsafeBufferPointer(rebasing: added[0..<count]))
@@ -322,8 +321,7 @@ extension UserState {
             confidence: reason == nil ? EventConfidence(margin: margin, accuracy: accuracy) : .high,
             durationSeconds: Int32(clamping: (time - presence.enteredAt) / 1000), exitReason: reason
         ) {
-            $0.combine(presence.geofenceID.rawValue)
-            $0.combine(UInt64(presence.visitOrdinal))
+            presence.combineVisit(into: &$0)
         })
         presences.remove(at: index)
     }
@@ -358,8 +356,7 @@ extension UserState {
                     continue
                 }
                 events.append(makeEvent(.dwelledInGeofence, at: due, context: context, geofence: geofence) {
-                    $0.combine(presence.geofenceID.rawValue)
-                    $0.combine(UInt64(presence.visitOrdinal))
+                    presence.combineVisit(into: &$0)
                 })
             } else if let index = presences.firstIndex(where: { $0.endsAt == due }) {
                 fireScheduledEnd(presenceAt: index, due: due, context: context, events: &events)

@@ -16,11 +16,11 @@ extension UserState {
                 }
                 stopTrip(as: .canceled, at: time, context: context, events: &events)  // replaced by the new trip
             }
-            tripCount &+= 1
+            let ordinal = ordinals.next(.starts(ofTrip: command.trip.externalId), at: time)
             let plan = Self.makePlan(command.trip, base: nil, settings: context.settings)
             let pending = command.trip.status == .pending
             trip = TripProgress(snapshot: TripSnapshot(plan: plan, status: pending ? .pending : .started, startedAt: time),
-                                ordinal: tripCount)
+                                ordinal: ordinal)
             // A pending trip is silent until an update starts it (or a stop ends it).
             if !pending { beginTracking(at: time, context: context, events: &events) }
             return .applied

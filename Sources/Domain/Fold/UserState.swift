@@ -14,6 +14,8 @@ public struct UserState: Sendable, Equatable {
     public var extras: FixExtras?
     /// Geofences the user is inside, in geofence-id order.
     public var presences: [Presence] = []
+    /// Today's visits per geofence and trip starts per externalId: what places each in its `_id`.
+    public var ordinals = EventOrdinals()
     private var tripBox: TripBox?
     /// What this user's completed trips taught the ETA.
     public var etaLearning = EtaLearning()
@@ -21,8 +23,6 @@ public struct UserState: Sendable, Equatable {
     public var accuracy: Float = .nan
     /// Smoothed observed speed, m/s; NaN until two fixes were seen.
     public var speed: Float = .nan
-    public var visitCount: UInt32 = 0
-    public var tripCount: UInt32 = 0
     /// Last accepted position.
     public var location: Coordinate?
     /// A run of fixes far from `location` that agree with each other: a real move, or a GPS jump.
@@ -74,7 +74,7 @@ public struct UserState: Sendable, Equatable {
             && lhs.speed.bitPattern == rhs.speed.bitPattern && lhs.extras == rhs.extras && lhs.suspect == rhs.suspect && lhs.suspectAt == rhs.suspectAt
             && lhs.stoppedSince == rhs.stoppedSince
             && lhs.suspectCount == rhs.suspectCount && lhs.presences == rhs.presences
-            && lhs.visitCount == rhs.visitCount && lhs.trip == rhs.trip && lhs.tripCount == rhs.tripCount
+            && lhs.ordinals == rhs.ordinals && lhs.trip == rhs.trip
             && lhs.etaLearning == rhs.etaLearning
     }
 
@@ -143,7 +143,8 @@ final class TripBox: @unchecked Sendable {
     init(_ value: TripProgress) { self.value = value }
 
     /// The `_id` hasher of the trip's events of `type` before what names one event: the user, the
-    /// type, the externalId, the ordinal and (but for `user.updated_trip`) the current leg's id,
+    /// type, the externalId, the ordinal (the trip's start among its externalId's that day) and (but
+    /// for `user.updated_trip`) the current leg's id,
     /// hashed once a trip rather than once an event (an updated_trip each fix; an
     /// arrived_at_wrong_trip_destination each store entered in a city of stores). Derived, so never
     /// persisted nor compared; keyed by what it hashed (the plan names the externalId and the leg),
@@ -160,7 +161,7 @@ final class TripBox: @unchecked Sendable {
         var hasher = userIdHasher
         hasher.combine(type.rawValue)
         hasher.combine(value.snapshot.plan.externalId)
-        hasher.combine(UInt64(ordinal))
+        ordinal.combine(into: &hasher)
         if !isUpdate, let leg = value.snapshot.plan.currentLeg { hasher.combine(leg.id) }
         let seed = IDSeed(type: type, plan: plan, user: user, ordinal: ordinal, hasher: hasher)
         if isUpdate {
@@ -177,7 +178,7 @@ final class TripBox: @unchecked Sendable {
         var type: EventType
         var plan: ObjectIdentifier
         var user: UInt64
-        var ordinal: UInt32
+        var ordinal: EventOrdinal
         var hasher: StableHasher
     }
 

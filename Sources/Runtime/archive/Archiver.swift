@@ -39,7 +39,7 @@ public final class Archiver {
 
     /// A reader on `options.kafka` for ``init(options:reader:clock:log:)``.
     public static func makeReader(_ options: ArchiveOptions) throws -> KafkaReader {
-        try KafkaReader(configuration: options.kafka.settingDefault("group.id", "tripstream-archive"))
+        try KafkaReader(configuration: options.kafka.inGroupByDefault("tripstream-archive"))
     }
 
     /// Archives until `shouldStop` returns true (checked between polls) or, with ``ArchiveOptions/untilEnd``, until

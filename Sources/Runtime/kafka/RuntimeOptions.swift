@@ -58,7 +58,7 @@ public struct RuntimeOptions: Sendable {
     /// commit flushes explicitly, so lingering only adds latency; JSON outputs and the changelog
     /// shrink several-fold with LZ4, and a commit's time is mostly its bytes.
     public var transactionalProducerConfiguration: KafkaConfiguration {
-        kafka.settingDefault("linger.ms", "1").settingDefault("compression.type", "lz4")
+        kafka.lingering(milliseconds: 1).compressingWithLZ4ByDefault()
     }
 
     /// The transactional id: stable per group and instance, so a restarted instance fences the

@@ -137,8 +137,7 @@ extension StreamRuntime {
         defer { if closeHistory { history.close() } }  // a failed restore lets go of the store (RocksDB locks it)
         var restore = PartitionRestore(snapshot: snapshot, history: history)
 
-        var readerConfiguration = options.kafka
-        readerConfiguration["group.id"] = options.group + "-restore"
+        let readerConfiguration = options.kafka.inGroup(options.group + "-restore")
         let reader = try broker.reader(configuration: readerConfiguration)
         defer { try? reader.close() }
         let changelog = TopicPartition(topic: options.topics.stateChangelog, partition: partition)

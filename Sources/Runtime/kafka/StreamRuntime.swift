@@ -99,9 +99,7 @@ public final class StreamRuntime {
         lastSeal = started
         lastSnapshot = started
         lastLagCheck = started
-        // Small requests every commit: Nagle's algorithm with delayed ACKs would add ~40 ms per
-        // round trip. A properties file can still say otherwise.
-        options.kafka = options.kafka.settingDefault("socket.nagle.disable", "true")
+        options.kafka = options.kafka.withoutNagleByDefault()
         try ensureTopics()
         geofenceFeed = try GeofenceFeed(reader: broker.reader(configuration: geofenceReaderConfiguration),
                                         topic: options.topics.geofences, clock: clock, log: log)
@@ -117,32 +115,14 @@ public final class StreamRuntime {
         let clock = self.clock
         snapshotWriter = SnapshotWriter(monotonic: { clock.monotonic() })
 
-        // A broker holds a fetch that finds nothing for up to fetch.wait.max.ms. Kafka answers early
-        // when data arrives; librdkafka's mock (the dev broker) does not, so its default 500 ms would be
-        // latency. Idle fetches every 25 ms cost a broker little.
-        // librdkafka 2.0 stops fetching when its queue holds queued.min.messages (counted over all
-        // partitions) and looks again only a second later: while catching up, that second is lost
-        // every 100,000 fixes. Let the byte bound (queued.max.messages.kbytes) bound memory; the
-        // partitions whose inputs pile up are paused (`RuntimeOptions.maxPendingInputs`).
-        // A crashed member's partitions move once its session times out: 7 s (librdkafka: 45 s) with a
-        // heartbeat a second. max.poll.interval.ms stays 5 min, as restores run between polls. The instance
-        // id makes the consumer a static member: restarted within the session, it keeps its partitions
-        // and the others are not disturbed (README, "Run against a real Kafka").
-        var consumerConfiguration = options.kafka
-            .settingDefault("fetch.wait.max.ms", "25")
-            .settingDefault("queued.min.messages", "10000000")
-            .settingDefault("queued.max.messages.kbytes", "65536")
-            .settingDefault("client.id", "tripstream-\(options.instanceId)")
-            .settingDefault("session.timeout.ms", "7000")
-            .settingDefault("heartbeat.interval.ms", "1000")
-            .settingDefault("max.poll.interval.ms", "300000")
-        consumerConfiguration["group.id"] = options.group
-        consumer = try broker.inputLog(
-            configuration: consumerConfiguration.settingDefault("group.instance.id", options.instanceId))
+        // Fetching eagerly, memory is bounded by bytes; the partitions whose inputs pile up are paused
+        // (`RuntimeOptions.maxPendingInputs`). A static member (README, "Run against a real Kafka").
+        let consumerConfiguration = options.kafka.fetchingEagerly()
+            .failingOverQuickly(clientId: "tripstream-\(options.instanceId)").inGroup(options.group)
+        consumer = try broker.inputLog(configuration: consumerConfiguration.staticMember(instanceId: options.instanceId))
         try consumer.subscribe([options.topics.locations])
 
-        var readerConfiguration = consumerConfiguration
-        readerConfiguration["group.id"] = options.group + "-commands-reader"
+        let readerConfiguration = consumerConfiguration.inGroup(options.group + "-commands-reader")
         commandsReader = try broker.reader(configuration: readerConfiguration)
         // A reader that fetches nothing, so its answers never queue behind a fetch the broker holds.
         endProbe = try broker.reader(configuration: readerConfiguration)
@@ -162,9 +142,7 @@ public final class StreamRuntime {
     }
 
     private var geofenceReaderConfiguration: KafkaConfiguration {
-        var configuration = options.kafka
-        configuration["group.id"] = "tripstream-geofence-reader"
-        return configuration
+        options.kafka.inGroup("tripstream-geofence-reader")
     }
 
     /// Creates missing topics where the broker allows, and checks that the co-partitioned topics
@@ -178,7 +156,7 @@ public final class StreamRuntime {
         if !missing.isEmpty {
             let specs = missing.map { name in
                 TopicSpec(name: name, partitions: name == topics.geofences ? 3 : inputPartitions, replicationFactor: -1,
-                          config: topics.compacted.contains(name) ? ["cleanup.policy": "compact"] : [:])
+                          config: topics.compacted.contains(name) ? TopicConfiguration.compacted : [:])
             }
             do {
                 let created = try admin.createTopics(specs, timeout: .seconds(10))

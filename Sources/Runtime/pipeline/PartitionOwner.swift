@@ -104,7 +104,7 @@ final class PartitionOwner: @unchecked Sendable {
             processor.process(
                 input.decoded, key: input.key, value: value,
                 source: RecordSource(topic: topic, partition: partition, offset: input.offset),
-                geofences: geofences, processingTime: now, into: &output)
+                geofences: geofences, processingTime: now, recordTime: input.timestamp, into: &output)
         }
         dirty = true
     }

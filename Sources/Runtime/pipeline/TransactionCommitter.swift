@@ -62,7 +62,7 @@ final class TransactionCommitter: @unchecked Sendable {
         self.clock = clock
         self.log = log
         // librdkafka's message.max.bytes (default 1,000,000) less room for the record's framing.
-        maximumRecordBytes = (configuration["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000) - 512
+        maximumRecordBytes = configuration.maximumMessageBytes - 512
         sink = try broker.sink(configuration: configuration, transactionalId: transactionalId)
         try sink.initTransactions(timeout: .seconds(60))
         let thread = Thread { [self] in serve() }

@@ -47,16 +47,21 @@ public struct InputProcessor: Sendable {
 
     /// Folds an input decoded earlier (the Kafka runtime reads event times to merge its two input
     /// streams); one that did not decode becomes its dead letter here, at its turn.
+    /// - Parameter recordTime: the record's Kafka timestamp, nil when it has none (see `isAhead`).
     public mutating func process(_ input: DecodedInput, key: [UInt8]?, value: UnsafeRawBufferPointer,
                                  source: RecordSource, geofences: GeofenceTable, processingTime: UnixMillis?,
-                                 into output: inout OutputBatch)
+                                 recordTime: UnixMillis? = nil, into output: inout OutputBatch)
     {
         counters.recordsIn += 1
         switch input {
         case let .fix(fix):
+            if rejectIfAhead(fix.createdAt, of: recordTime, key: key, value: value, source: source,
+                             processingTime: processingTime, into: &output) { return }
             process(fix, key: key, value: value, source: source, geofences: geofences,
                     processingTime: processingTime, into: &output)
         case let .command(command):
+            if rejectIfAhead(command.createdAt, of: recordTime, key: key, value: value, source: source,
+                             processingTime: processingTime, into: &output) { return }
             process(command, key: key, value: value, source: source, geofences: geofences,
                     processingTime: processingTime, into: &output)
         case let .invalid(error):
@@ -92,18 +97,6 @@ public struct InputProcessor: Sendable {
         let now = processingTime ?? max(fold.streamTime, fix.createdAt)
         let result = fold.process(fix, geofences: geofences, processingTime: now, events: &events)
         finish(result, key: key, value: value, source: source, now: now, into: &output)
-    }
-
-    /// Decodes and folds one trip-command record.
-    public mutating func processCommand(key: [UInt8]?, value: UnsafeRawBufferPointer, source: RecordSource,
-                                        geofences: GeofenceTable, processingTime: UnixMillis?,
-                                        into output: inout OutputBatch)
-    {
-        guard let command = decodeCommand(key: key, value: value, source: source, processingTime: processingTime,
-                                          into: &output)
-        else { return }
-        process(command, key: key, value: value, source: source, geofences: geofences,
-                processingTime: processingTime, into: &output)
     }
 
     /// Decodes a trip-command record (`value` nil: a null value); a bad one becomes a dead letter and nil.
@@ -145,6 +138,24 @@ public struct InputProcessor: Sendable {
         fold.counters.rejected[reason, default: 0] += 1
         deadLetter(reason, detail, key: key, value: value, source: source, at: processingTime ?? fold.streamTime,
                    into: &output)
+    }
+
+    /// The future-clock rule every mode shares: an input dated more than `maxClockSkew` after its
+    /// record's timestamp (when the producer sent it, or the broker appended it) comes from a device
+    /// clock that is wrong. It is dead-lettered `future_timestamp` before the fold sees it, so it
+    /// moves no clock and never becomes its user's newest input. Decided by the record alone, so
+    /// `run` and the replays of the topics and of an archive decide alike, whatever the wall clock.
+    /// - Returns: whether the input was dead-lettered. A record without a timestamp (nil, or the
+    ///   -1 Kafka gives for none) is never.
+    public mutating func rejectIfAhead(_ time: UnixMillis, of recordTime: UnixMillis?, key: [UInt8]?,
+                                       value: UnsafeRawBufferPointer, source: RecordSource,
+                                       processingTime: UnixMillis?, into output: inout OutputBatch) -> Bool
+    {
+        guard let recordTime, recordTime >= 0, time > recordTime &+ fold.settings.maxClockSkew else { return false }
+        let ahead = (time - recordTime) / 1000
+        reject(.futureTimestamp, "createdAt is \(ahead) s ahead of its record's timestamp", key: key, value: value,
+               source: source, processingTime: processingTime, into: &output)
+        return true
     }
 
     /// Why a record keyed `key` cannot carry `userId`, or nil when the key is the userId's UTF-8.

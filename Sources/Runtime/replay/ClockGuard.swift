@@ -11,6 +11,9 @@ import Domain
 ///   dead-lettered `future_timestamp`, having moved no clock, if other users' live fixes went on in
 ///   the old time meanwhile (a wrong device clock); folded otherwise (a lone user's gap).
 ///
+/// A partition's first fix, with no stream to be ahead of, is held until the second: one within the
+/// skew of it releases it; one further behind makes it a held fix like any other.
+///
 /// A fix that went on in the old time decides nothing by itself: a device's offline buffer
 /// replayed across a real gap of its partition (a quiet night) looks just like it, and taken as a
 /// refutation it dead-lettered the morning. Late data (behind the stream time, or marked
@@ -52,7 +55,16 @@ struct ClockGuard {
     var isHolding: Bool { !held.isEmpty }
 
     mutating func judge(_ fix: Fix, streamTime: UnixMillis) -> Verdict {
-        let ahead = streamTime != .min && fix.createdAt > streamTime &+ skew
+        if streamTime == .min {
+            // No stream yet: a partition's first fix has nothing to be judged against, and folded at once
+            // a wrong clock would become the stream (its user's next true fixes then too late). Held,
+            // the next fix judges it: released before that fix when within the skew of it, else held on.
+            if held.isEmpty { return .hold }
+            if earliestHeld <= fix.createdAt &+ skew { return .confirm }
+            if !heldUsers.contains(fix.userId), !fix.replayed { contradicted = true }
+            return .fold
+        }
+        let ahead = fix.createdAt > streamTime &+ skew
         if held.isEmpty { return ahead ? .hold : .fold }
         if heldUsers.contains(fix.userId) {
             guard ahead else { return .fold }

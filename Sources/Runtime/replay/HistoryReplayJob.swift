@@ -33,7 +33,7 @@ public enum HistoryReplayJob {
     static func run(_ options: HistoryReplayOptions, source: any ReplayRecordSource, partitions: [Int32],
                     log: (String) -> Void, progress: @escaping (Double) -> Void) throws -> HistoryReplaySummary
     {
-        let started = ReplayJob.monotonicSeconds()
+        let started = WallClock.monotonic()
         var summary = HistoryReplaySummary()
         summary.partitions = partitions
         summary.cuts = source.cuts.filter { partitions.contains($0.partition) }
@@ -82,7 +82,7 @@ public enum HistoryReplayJob {
             summary.replay.fold.add(partition.fold)
             summary.replay.geofences = max(summary.replay.geofences, partition.geofenceCount)
         }
-        summary.replay.seconds = ReplayJob.monotonicSeconds() - started
+        summary.replay.seconds = WallClock.monotonic() - started
         return summary
     }
 }

@@ -17,12 +17,8 @@ final class KafkaReplaySource: ReplayRecordSource {
     init(configuration: KafkaConfiguration, topics: Topics, since: Int64, until: Int64?, partitions: [Int32]?) throws {
         // As `run`'s consumers (StreamRuntime): the mock holds an empty fetch for fetch.wait.max.ms, and librdkafka
         // 2.0 pauses a second every queued.min.messages. One partition is read at a time: fetch more of it at once.
-        self.configuration = configuration
-            .settingDefault("group.id", "tripstream-replay")
-            .settingDefault("fetch.wait.max.ms", "25")
-            .settingDefault("queued.min.messages", "10000000")
-            .settingDefault("queued.max.messages.kbytes", "65536")
-            .settingDefault("max.partition.fetch.bytes", "16777216")
+        self.configuration = configuration.inGroupByDefault("tripstream-replay").fetchingEagerly()
+            .fetchingLargePartitionBatches()
         reader = try KafkaReader(configuration: self.configuration)
         self.topics = topics
         let timeout = Duration.seconds(30)
@@ -139,19 +135,19 @@ final class KafkaReplaySource: ReplayRecordSource {
         var heads: [TopicPartition: (offset: Int64, timestamp: Int64)] = [:]
         var waiting = Set(starts.keys)
         try reader.assign(starts.map { ($0.key, .offset($0.value)) })
-        var lastProgress = ReplayJob.monotonicSeconds()
+        var lastProgress = WallClock.monotonic()
         while !waiting.isEmpty {
             for record in try reader.poll(maxRecords: 1_000, timeout: .milliseconds(100)) {
                 let partition = TopicPartition(topic: record.topic, partition: record.partition)
                 guard waiting.contains(partition), record.offset >= starts[partition]! else { continue }
                 if record.offset < ends[partition]! { heads[partition] = (record.offset, record.timestamp) }
                 waiting.remove(partition)
-                lastProgress = ReplayJob.monotonicSeconds()
+                lastProgress = WallClock.monotonic()
             }
             // No record is coming for a partition whose position passed its end (transaction markers only).
             let positions = try reader.positions(Array(waiting))
             waiting = waiting.filter { (positions[$0] ?? -1) < ends[$0]! }
-            if ReplayJob.monotonicSeconds() - lastProgress > stallTimeout {
+            if WallClock.monotonic() - lastProgress > stallTimeout {
                 throw ReplayError("no records from \(waiting.map(\.description).sorted().joined(separator: ", ")) while searching timestamps")
             }
         }
@@ -202,7 +198,7 @@ final class KafkaReplaySource: ReplayRecordSource {
         guard !remaining.isEmpty else { return }
         try reader.assign(remaining.map { ($0.key, start) })
         defer { try? reader.unassign() }
-        var lastProgress = ReplayJob.monotonicSeconds()
+        var lastProgress = WallClock.monotonic()
         while !remaining.isEmpty {
             let records = try reader.poll(maxRecords: 10_000, timeout: .milliseconds(200))
             for record in records {
@@ -214,7 +210,7 @@ final class KafkaReplaySource: ReplayRecordSource {
             let positions = try reader.positions(Array(remaining.keys))
             let before = remaining.count
             remaining = remaining.filter { (positions[$0.key] ?? -1) < $0.value.upperBound }
-            let now = ReplayJob.monotonicSeconds()
+            let now = WallClock.monotonic()
             if !records.isEmpty || remaining.count < before { lastProgress = now }
             if now - lastProgress > stallTimeout {
                 throw ReplayError("no records for \(Int(stallTimeout)) s from \(remaining.keys.map(\.description).sorted().joined(separator: ", ")) before their end")

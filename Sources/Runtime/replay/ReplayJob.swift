@@ -20,9 +20,9 @@ import Glibc
 /// (`PartitionQueue`). Per block of fix lines the partitions' outputs are written in partition
 /// order: the files depend neither on the number of threads nor on which thread folded what.
 public enum ReplayJob {
-    public static let fixesTopic = "tripstream.locations"
-    public static let commandsTopic = "tripstream.trip-commands"
-    public static let geofencesTopic = "tripstream.geofences"
+    public static let fixesTopic = Topics().locations
+    public static let commandsTopic = Topics().tripCommands
+    public static let geofencesTopic = Topics().geofences
 
     /// A command waiting for its turn: decoded, with its original bytes for a dead letter.
     struct PendingCommand {
@@ -43,7 +43,7 @@ public enum ReplayJob {
 
     /// - Parameter progress: called after each chunk of fixes with the fixes file's read progress.
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
-        let started = monotonicSeconds()
+        let started = WallClock.monotonic()
         try makeDirectory(options.outputDirectory)
         // Written under temporary names, published together once all are complete (a failure keeps the last run's).
         let outputs = StagedOutputs(
@@ -188,7 +188,7 @@ public enum ReplayJob {
             summary.fold.add(partition.processor.fold.counters)
         }
         summary.geofences = geofences.count
-        summary.seconds = monotonicSeconds() - started
+        summary.seconds = WallClock.monotonic() - started
         return summary
     }
 
@@ -288,11 +288,6 @@ public enum ReplayJob {
         }
     }
 
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }
 
 /// A replay that cannot run, with a message naming the problem.

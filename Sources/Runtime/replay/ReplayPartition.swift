@@ -155,6 +155,13 @@ final class ReplayPartition: @unchecked Sendable {
                               geofences: geofences, processingTime: nil, into: &output)
         case let .fix(fix):
             processor.counters.recordsIn += 1
+            // A record with a Kafka timestamp (the topics, an archive) is judged by it, as `run` judges it;
+            // a file line has none: the clock guard judges it against the stream.
+            if processor.rejectIfAhead(fix.createdAt, of: line.pointee.timestamp, key: line.pointee.key,
+                                       value: line.pointee.bytes, source: source, processingTime: nil, into: &output)
+            {
+                return
+            }
             judging: while true {
                 switch clock.judge(fix, streamTime: processor.fold.streamTime) {
                 case .fold: break judging
@@ -187,6 +194,16 @@ final class ReplayPartition: @unchecked Sendable {
         while let due = nextCommandTime, due <= time {
             let pending = commands[nextCommand]
             advanceGeofences(to: pending.timestamp, &geofences)
+            let ahead = pending.bytes.withUnsafeBytes { bytes in
+                processor.rejectIfAhead(pending.command.createdAt, of: pending.timestamp, key: pending.key, value: bytes,
+                                        source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,
+                                                             offset: Int64(pending.line)),
+                                        processingTime: nil, into: &output)
+            }
+            if ahead {
+                nextCommand += 1
+                continue
+            }
             pending.bytes.withUnsafeBytes { bytes in
                 processor.process(pending.command, key: pending.key, value: bytes,
                                   source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,

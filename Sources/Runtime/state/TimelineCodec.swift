@@ -3,7 +3,8 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
+    /// 9: the user's event ordinals per geofence and trip (`EventOrdinals`, in place of one visit
+    /// count and one trip count) and a trip's ordinal day; 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
     /// re-encoded input by input; 7: the geofence table's fingerprint the tail was folded with
     /// (`UserTimeline.tableVersion`); 6: presences' scheduled geofence end and the user's stop (stop
     /// detection); a trip's ETA milestones and its summary's ETA errors, its expiry, legs and
@@ -11,9 +12,10 @@ public enum TimelineCodec {
     /// rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2
     /// (history bounded by time: a tail and stored segments) are still read; 1 (a bounded list of
     /// inputs) is not.
-    static let version: UInt8 = 8
-    /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
-    static let segmentVersion: UInt8 = 5
+    static let version: UInt8 = 9
+    /// 6: states of layout 9; 1 to 5: states of layout `segmentVersion + 1` (versions 1 and 2, of states
+    /// 2 and 3, are still read).
+    static let segmentVersion: UInt8 = 6
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] { encode(UserTimeline(parts: parts)) }
 
@@ -81,7 +83,7 @@ public enum TimelineCodec {
         guard (1...segmentVersion).contains(v) else {
             throw BinaryReader.Corrupt(description: "unknown segment version \(v)")
         }
-        r.layout = v + 1
+        r.layout = v >= 6 ? 9 : v + 1
         let tableVersion = try r.u32()
         let start = try readState(&r)
         let inputs = try readInputs(&r)
@@ -295,14 +297,18 @@ public enum TimelineCodec {
             w.i64(p.endsAt)
         }
         w.i64(s.pointee.stoppedSince)
-        w.u32(s.pointee.visitCount)
+        w.length(s.pointee.ordinals.counts.count)
+        for count in s.pointee.ordinals.counts {
+            w.u64(count.key.rawValue)
+            w.i32(count.day)
+            w.u32(count.count)
+        }
         // Lent in place (`trip` would copy it out of its box), written as `optional` writes it.
         let wroteTrip: Void? = s.pointee.withTrip { trip in
             w.u8(1)
             write(trip, &w)
         }
         if wroteTrip == nil { w.u8(0) }
-        w.u32(s.pointee.tripCount)
         w.f32(s.pointee.etaLearning.logScaleSum)
         w.u32(s.pointee.etaLearning.observations)
     }
@@ -328,9 +334,17 @@ public enum TimelineCodec {
                                         visitOrdinal: ordinal, endsAt: endsAt))
         }
         if r.layout >= 6 { s.stoppedSince = try r.i64() }
-        s.visitCount = try r.u32()
+        if r.layout >= 9 {
+            var counts: [EventOrdinals.Count] = []
+            for _ in 0..<(try r.length()) {
+                counts.append(EventOrdinals.Count(key: .init(rawValue: try r.u64()), day: try r.i32(), count: try r.u32()))
+            }
+            s.ordinals = EventOrdinals(counts: counts)
+        } else {
+            _ = try r.u32()  // the user-wide visit count of layouts before 9: today's counts start empty
+        }
         s.trip = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try readTrip(&r) }
-        s.tripCount = try r.u32()
+        if r.layout < 9 { _ = try r.u32() }  // the user-wide trip count
         s.etaLearning.logScaleSum = try r.f32()
         s.etaLearning.observations = try r.u32()
         return s
@@ -437,7 +451,8 @@ public enum TimelineCodec {
             w.optional(v.etaErrors.half) { w, x in w.i32(x) }
             w.optional(v.etaErrors.threeQuarters) { w, x in w.i32(x) }
         }
-        w.u32(t.ordinal)
+        w.u32(t.ordinal.count)
+        w.i32(t.ordinal.day)
         w.f64(t.distance)
         w.optional(t.mileageAnchor) { w, c in write(c, &w) }
         w.bool(t.insideDestination)
@@ -494,7 +509,10 @@ public enum TimelineCodec {
             }
             return summary
         }
-        var t = TripProgress(snapshot: snapshot, ordinal: try r.u32())
+        let ordinalCount = try r.u32()
+        // Before layout 9 a trip's number was the user's; its day, the start's, names it from now on.
+        let day = r.layout >= 9 ? try r.i32() : EventOrdinal.day(of: snapshot.startedAt)
+        var t = TripProgress(snapshot: snapshot, ordinal: EventOrdinal(day: day, count: ordinalCount))
         t.distance = try r.f64()
         t.mileageAnchor = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
             try readCoordinate(&r)
