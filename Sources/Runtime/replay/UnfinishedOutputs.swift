@@ -37,6 +37,11 @@ public enum UnfinishedOutputs {
         }
     }
 
+    /// The files listed now (for tests: `removeAll()` would remove other runs' files of the process too).
+    static var registeredPaths: [String] {
+        withLock { (0..<capacity).compactMap { slots[$0].map { String(cString: $0) } } }
+    }
+
     /// Unlinks every file listed; for a termination signal's handler.
     public static func removeAll() {
         for index in 0..<capacity {
