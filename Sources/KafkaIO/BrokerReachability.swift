@@ -8,7 +8,7 @@ public enum BrokerReachability {
     /// reports every broker down (a refused connection, an unknown host), or after `timeout` without an answer.
     /// librdkafka's lines are kept in the error, not printed.
     public static func check(_ configuration: KafkaConfiguration, timeout: Duration = .seconds(8)) throws {
-        let servers = configuration["bootstrap.servers"] ?? "?"
+        let servers = configuration.bootstrapServers ?? "?"
         let attempt = Attempt()
         let client = try RDKafkaClient(type: RD_KAFKA_PRODUCER, configuration: configuration,
                                        opaque: Unmanaged.passUnretained(attempt).toOpaque()) { conf in

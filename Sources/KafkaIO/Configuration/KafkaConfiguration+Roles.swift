@@ -56,17 +56,18 @@ extension KafkaConfiguration {
         return copy
     }
 
-    /// Without a committed offset, start at the beginning (`auto.offset.reset=earliest`).
-    public func startingAtTheBeginning() -> KafkaConfiguration {
-        var copy = self
-        copy["auto.offset.reset"] = "earliest"
-        return copy
-    }
-
     /// Without a committed offset, start at the end (`auto.offset.reset=latest`).
     public func startingAtTheEnd() -> KafkaConfiguration {
         var copy = self
         copy["auto.offset.reset"] = "latest"
+        return copy
+    }
+
+    /// Without a committed offset, start at the beginning (`auto.offset.reset=earliest`): a new group
+    /// reads what was published before it joined.
+    public func startingAtTheBeginning() -> KafkaConfiguration {
+        var copy = self
+        copy["auto.offset.reset"] = "earliest"
         return copy
     }
 

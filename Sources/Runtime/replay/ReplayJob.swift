@@ -45,6 +45,10 @@ public enum ReplayJob {
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
         let started = WallClock.monotonic()
         try makeDirectory(options.outputDirectory)
+        // Listed before anything is written, so a signal at any moment finds what to remove.
+        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
+        UnfinishedOutputs.registerScratch(historyDirectory, entriesStartingWith: "history")
+        defer { UnfinishedOutputs.unregisterScratch(historyDirectory) }
         // Written under temporary names, published together once all are complete (a failure keeps the last run's).
         let outputs = StagedOutputs(
             paths: ["events", "eta", "dead-letters", "trip-summaries"].map { options.outputDirectory + "/\($0).ndjson" })
@@ -67,10 +71,7 @@ public enum ReplayJob {
         // History beyond each user's newest inputs lives on disk, as in the service. Its database is
         // opened by a thread of its own, and the geofences file decoded and then the geofences' JSON
         // encoded by another, while the calling thread indexes the geofences and loads the commands.
-        let historyDirectory = options.stateDirectory ?? options.outputDirectory + "/.history"
         try makeDirectory(historyDirectory)
-        UnfinishedOutputs.registerScratch(historyDirectory, entriesStartingWith: "history")
-        defer { UnfinishedOutputs.unregisterScratch(historyDirectory) }
         let opener = SerialJobThread(name: "tripstream-replay-history")
         defer { opener.stop() }
         let setup = SerialJobThread(name: "tripstream-replay-setup")

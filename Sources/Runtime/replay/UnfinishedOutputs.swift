@@ -37,6 +37,11 @@ public enum UnfinishedOutputs {
         }
     }
 
+    /// The files listed now (for tests: `removeAll()` would remove other runs' files of the process too).
+    static var registeredPaths: [String] {
+        withLock { (0..<capacity).compactMap { slots[$0].map { String(cString: $0) } } }
+    }
+
     /// Unlinks every file listed; for a termination signal's handler.
     public static func removeAll() {
         for index in 0..<capacity {
@@ -57,14 +62,20 @@ public enum UnfinishedOutputs {
     }
 
     /// Removes the runs' scratch entries, then their directories if that left them empty. Not for a signal
-    /// handler (it allocates): for a thread the handler wakes.
+    /// handler (it allocates): for a thread the handler wakes. The runs' threads go on meanwhile and may
+    /// still be creating their stores: it looks again until the directory is gone, for at most a second.
     public static func removeScratch() {
         let manager = FileManager.default
         for (directory, prefix) in scratch.withLock({ $0 }) {
-            for entry in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix(prefix) {
-                try? manager.removeItem(atPath: directory + "/" + entry)
+            for _ in 0..<20 {
+                let entries = ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(prefix) }
+                if entries.isEmpty {
+                    rmdir(directory)  // only if nothing else is there (a --state-dir of the user's)
+                    break
+                }
+                for entry in entries { try? manager.removeItem(atPath: directory + "/" + entry) }
+                usleep(50_000)
             }
-            rmdir(directory)
         }
     }
 
