@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["Domain", "Codec"]),
         // The read side: a small HTTP/1.1 server over POSIX sockets, and the console (read model, pages) on it.
         .target(name: "ConsoleHTTP"),
-        .target(name: "Console", dependencies: ["ConsoleHTTP", "KafkaIO"]),
+        .target(name: "Console", dependencies: ["ConsoleHTTP", "KafkaIO", "Runtime"]),
 
         // MARK: - Runtime and executable
         .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO"]),
