@@ -30,7 +30,8 @@ Models:
   today     Sources/Domain/Fold/EtaModel.swift, reimplemented: A*sqrt(max(d, 50)) * 0.9, ln A from a
             prior 1.85 (weight 20) and the user's own arrived trips' checkpoints (every 60 s, doubling
             when 8 are kept); at least 15 s.
-  learned   LearnedEta below: a log-linear regression over 7 features, learned online from
+  learned   ln ETA = 0.7 ln(LearnedEta) + 0.3 ln(today's), the range moved by the same factor.
+            LearnedEta below: a log-linear regression over 7 features, learned online from
             finished trips' checkpoints as sufficient statistics (X'X, X'y), with pace per grid
             cell x time of week as Welford counts (the map's knowledge) and the trip's own recent
             speed and closing rate (its pace, blended by the regression); the 10/50/90 % of the
@@ -39,6 +40,16 @@ Models:
 Then the same learned model (trained on the training split) on porto-taxi-test-partial.ndjson:
 rides cut off mid-trip on five other days; the cut-off point is a valid destination (time to reach
 it is known), without the drop-off dwell. A check against overfitting the training day.
+
+Result (this split, `python3 bench/eta_learned.py`): MAE 31.7 / 32.6 / 38.6 % of the true remaining
+time at 25/50/75 % (today's model 38.8 / 33.2 / 43.5 %, straight line 75 / 91 / 95 %), coverage
+82 / 79 / 79 %. The 25 % target is NOT met. What was tried on the same split, fitted offline on
+all training fixes (so an upper bound for an online learner): log-linear least squares and least
+absolute deviations over these features plus hour of day, rush hour and d/d0 -- 32-34 % at 25 and
+50 %, 34-36 % at 75 %; k-nearest-neighbours (k = 30, 100) over the same features -- 33 / 35 / 43 %;
+the remaining *driven* path length (an oracle from the future fixes) over the fleet's speed --
+68 / 74 / 65 %. On these rides the remaining time varies more with stops and speed than with
+the route; the features here plateau near a third of the remaining time.
 
 --check exits 1 unless the learned model's MAE <= 25 % of the true remaining time at 25/50/75 %
 and its coverage is within 75-85 % at each point, on the held-out split.
@@ -72,9 +83,11 @@ RIDGE = 20.0            # prior weight, in checkpoint samples, toward PRIOR_W
 # Prior: today's model, ln(0.9 * e^1.85) + 0.5 ln d, nothing else.
 PRIOR_W = (math.log(0.9) + 1.85, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0)
 RES_LO, RES_HI, RES_BINS = -3.0, 3.0, 60      # log-residual histogram
-RES_GROUPS = (120.0, 360.0)                   # predicted remaining s: < 2 min, < 6 min, longer
+RES_BY = "edge"                               # residual bands by the distance to the destination's edge
+RES_GROUPS = (200.0, 500.0, 1000.0, 2000.0, 4000.0)   # m
 RANGE_Q = (0.10, 0.50, 0.90)
 MIN_ETA_S = 15.0
+BLEND_LEARNED = 0.7     # weight of the learned model's ln ETA against today's per-user sqrt model
 
 
 def cell_of(lat, lon):
@@ -170,6 +183,10 @@ class LearnedEta:
         return len(RES_GROUPS)
 
     @staticmethod
+    def _band_value(mu, x):
+        return math.exp(mu) if RES_BY == "eta" else math.exp(x[1]) - EDGE_PAD_M
+
+    @staticmethod
     def _quantiles(h):
         n = sum(h)
         if n < 30:   # too few residuals: a wide, centred range (ln 2.2 ~ the spread seen on real rides)
@@ -188,7 +205,7 @@ class LearnedEta:
 
     def predict(self, x):
         mu = sum(a * b for a, b in zip(self.w, x))
-        g = self._group(math.exp(mu))
+        g = self._group(self._band_value(mu, x))
         lo, mid, hi = self.q[g]
         return (max(MIN_ETA_S, math.exp(mu + mid)), max(MIN_ETA_S, math.exp(mu + lo)),
                 max(MIN_ETA_S, math.exp(mu + hi)))
@@ -202,7 +219,7 @@ class LearnedEta:
             y = math.log(rem)
             mu = sum(a * b for a, b in zip(self.w, x))
             r = min(max(y - mu, RES_LO), RES_HI - 1e-9)   # out-of-sample: before the update
-            self.hist[self._group(math.exp(mu))][int((r - RES_LO) / (RES_HI - RES_LO) * RES_BINS)] += 1
+            self.hist[self._group(self._band_value(mu, x))][int((r - RES_LO) / (RES_HI - RES_LO) * RES_BINS)] += 1
             for i in range(self.K):
                 self.xty[i] += x[i] * y
                 for j in range(self.K):
@@ -320,6 +337,10 @@ def replay(stream, trips, truth, learned, today, scores, every_fix=False, ub=Non
                     tr.cp_next = (tr.cps[-1][0] - tr.t0) + tr.cp_every
             if q is not None and scores is not None:
                 eta, low, high = learned.predict(x)
+                if today is not None:   # blended with today's per-user sqrt model, the range moved along
+                    blended = math.exp(BLEND_LEARNED * math.log(eta)
+                                       + (1 - BLEND_LEARNED) * math.log(today.predict(user, d)))
+                    low, high, eta = low * blended / eta, high * blended / eta, blended
                 scores.append((q, "learned", eta, low, high, truth_rem(trips, tid, ia, t)))
         if today is not None:
             if q is not None and scores is not None:
@@ -397,7 +418,7 @@ def main():
     print("straight-line baseline speed (training median): %.2f m/s" % ub)
 
     learned = LearnedEta()
-    replay(train_stream, trips, truth, learned, None, None, args.every_fix)
+    replay(train_stream, trips, truth, learned, TodayEta(), None, args.every_fix)
     mem, ncells = learned.memory_bytes()
     print("after training: %d checkpoint samples, %d cell entries (%.1f KB at 24 B each), w = [%s]"
           % (learned.samples, ncells, mem / 1024, ", ".join("%.3f" % w for w in learned.w)))
@@ -410,7 +431,7 @@ def main():
     _, ptrips, pstream = load(os.path.join(args.data, "porto-taxi-test-partial.ndjson"))
     ptruth = truth_of(ptrips)
     learned2 = LearnedEta()
-    replay(train_stream, trips, truth, learned2, None, None, args.every_fix)
+    replay(train_stream, trips, truth, learned2, TodayEta(), None, args.every_fix)
     pscores = []
     replay(pstream, ptrips, ptruth, learned2, TodayEta(), pscores, args.every_fix, ub)
     print()
