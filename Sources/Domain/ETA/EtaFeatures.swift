@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the learned ETA regresses ln(remaining seconds) on, at one fix of a trip. Logs of
+/// distances, elapsed time and speeds: remaining time is closer to a product of them than a sum.
+public struct EtaFeatures: Sendable, Equatable {
+    public static let count = 7
+    /// Meters added to a distance to the destination's edge before its log (the last meters are
+    /// slow, and a log of 0 is not a number).
+    static let edgePadding = 30.0
+
+    /// 1, ln(edge + 30), ln(elapsed + 60), ln(initial edge + 30), ln(recent speed + 1),
+    /// ln(max(closing rate, 0) + 1), the map's ln(speed) here and now.
+    public var values: [Double]
+
+    public init(values: [Double]) { self.values = values }
+
+    public init(edgeDistance: Double, elapsedSeconds: Double, pace: TripPace, mapLogSpeed: Double) {
+        let initial = pace.initialEdgeDistance.isNaN ? edgeDistance : Double(pace.initialEdgeDistance)
+        values = [
+            1,
+            log(max(edgeDistance, 0) + Self.edgePadding),
+            log(max(elapsedSeconds, 0) + 60),
+            log(max(initial, 0) + Self.edgePadding),
+            log(max(Double(pace.recentSpeed), 0) + 1),
+            log(max(Double(pace.closingRate), 0) + 1),
+            mapLogSpeed,
+        ]
+    }
+}
