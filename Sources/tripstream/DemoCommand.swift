@@ -26,7 +26,7 @@ enum DemoCommand {
             .value("show", valueName: "kinds",
                    help: "Event kinds to print: all, or a list of trip, geofence, updates.", default: "trip,geofence"),
             .value("seed", valueName: "n", help: "Random seed of the fleet.", default: "7"),
-        ] + TripDefaultOptions.specs(environment: false))
+        ] + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -41,6 +41,7 @@ enum DemoCommand {
         let show = Set(parsed.list("show"))
         var foldSettings = FoldSettings()
         try TripDefaultOptions.read(parsed, into: &foldSettings)
+        try EtaModelOptions.read(parsed, into: &foldSettings)
 
         let topics = Topics()
         let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)

@@ -79,18 +79,22 @@ import Darwin
 
     @Test func aTripsPaceFollowsItsRecentSpeedAndClosingRate() {
         var pace = TripPace()
-        #expect(pace.advance(stepMeters: 0, centerDistance: 3000, edgeDistance: 2900, at: 0) == nil)
+        let destination = Coordinate(latitude: 41.15, longitude: -8.61)
+        func north(_ meters: Double) -> Coordinate {
+            Coordinate(latitude: 41.15 + meters / 111_195, longitude: -8.61)
+        }
+        #expect(pace.advance(to: north(3000), centerDistance: 3000, edgeDistance: 2900, at: 0) == nil)
         #expect(pace.initialEdgeDistance == 2900)
         var distance = 3000.0
         for i in 1...40 {
             distance -= 150
-            let speed = pace.advance(stepMeters: 150, centerDistance: distance, edgeDistance: distance - 100,
+            let speed = pace.advance(to: north(distance), centerDistance: distance, edgeDistance: distance - 100,
                                      at: Int64(i) * 15_000)
-            #expect(speed == 10)
+            #expect(abs((speed ?? 0) - 10) < 0.05)
         }
         #expect(abs(pace.recentSpeed - 10) < 0.1)
         #expect(abs(pace.closingRate - 10) < 0.1)
-        #expect(pace.advance(stepMeters: 5, centerDistance: distance, edgeDistance: distance, at: 40 * 15_000) == nil)
+        #expect(pace.advance(to: destination, centerDistance: 0, edgeDistance: 0, at: 40 * 15_000) == nil)
     }
 
     /// Trips whose remaining time follows a known law with ±ln 1.5 noise: the regression finds the

@@ -345,7 +345,7 @@ public enum EventDecoder {
     }
 
     private static func eta(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Eta? {
-        var duration: Int32?
+        var duration: Int32?, low: Int32?, high: Int32?
         var distance: Int64?
         guard reader.peekKind() == .object else {
             try reader.skipWrongType("trip.eta", expected: "an object", &issue)
@@ -357,11 +357,16 @@ public enum EventDecoder {
                 duration = try seconds("trip.eta.duration", &reader, &issue)
             } else if reader.matches(key, "distance") {
                 distance = try distanceMeters("trip.eta.distance", &reader, &issue)
+            } else if reader.matches(key, "durationLow") {
+                low = try seconds("trip.eta.durationLow", &reader, &issue)
+            } else if reader.matches(key, "durationHigh") {
+                high = try seconds("trip.eta.durationHigh", &reader, &issue)
             } else {
                 try reader.skipValue()
             }
         }
-        return Eta(durationSeconds: duration ?? 0, distanceMeters: Int32(distance ?? 0))
+        return Eta(durationSeconds: duration ?? 0, distanceMeters: Int32(distance ?? 0), durationLowSeconds: low,
+                   durationHighSeconds: high)
     }
 
     /// Meters: our events write integers, Radar's may have decimals (rounded here).

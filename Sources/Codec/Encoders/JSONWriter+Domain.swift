@@ -281,12 +281,17 @@ extension JSONWriter {
         }
     }
 
-    /// `,"eta":{"duration":minutes,"distance":meters}`.
+    /// `,"eta":{"duration":minutes,"distance":meters,"durationLow":minutes,"durationHigh":minutes}`:
+    /// the range (10th and 90th percentile) is ours, Radar's ETA has duration and distance only.
     mutating func eta(_ eta: Eta) {
         raw(",\"eta\":{\"duration\":")
         minutes(seconds: Int64(eta.durationSeconds))
         raw(",\"distance\":")
         int(eta.distanceMeters)
+        raw(",\"durationLow\":")
+        minutes(seconds: Int64(eta.durationLowSeconds))
+        raw(",\"durationHigh\":")
+        minutes(seconds: Int64(eta.durationHighSeconds))
         byte(UInt8(ascii: "}"))
     }
 }

@@ -87,13 +87,18 @@ public struct FleetEtaModel: Sendable, Equatable {
 
     /// A trip arrived: each checkpoint's features and the seconds it actually had left.
     /// The residuals are taken before the update (out of sample), then the coefficients refit.
-    public mutating func learn(_ checkpoints: [(features: EtaFeatures, remainingSeconds: Double)]) {
+    /// - Parameter predictor: the model whose predictions the residuals are taken against (this one
+    ///   when nil): a partition's learned part counts its residuals against the whole it is part of.
+    public mutating func learn(_ checkpoints: [(features: EtaFeatures, remainingSeconds: Double)],
+                               residualsAgainst predictor: FleetEtaModel? = nil)
+    {
+        let predicting = predictor?.coefficients ?? coefficients
         var learned = false
         for (features, remaining) in checkpoints where remaining > 0 && remaining.isFinite {
             let x = features.values
             guard x.count == EtaFeatures.count, x.allSatisfy(\.isFinite) else { continue }
             let y = log(remaining)
-            let mean = zip(coefficients, x).reduce(0) { $0 + $1.0 * $1.1 }
+            let mean = zip(predicting, x).reduce(0) { $0 + $1.0 * $1.1 }
             residuals[Self.band(of: features)].add(y - mean)
             var index = 0
             for i in 0..<x.count {

@@ -182,7 +182,7 @@ extension UserState {
         if destinationSlot != box.value.destinationSlot { box.value.destinationSlot = destinationSlot }
         if let destination {
             arrivedNow = Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
-                                      accuracy: accuracy, context: context)
+                                      position: position, accuracy: accuracy, context: context)
         }
 
         let delayedNow = box.value.updateDelay(at: time)
@@ -248,13 +248,13 @@ extension UserState {
         else { return false }
         let box = uniqueTripBox()!
         return Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
-                            accuracy: accuracy, context: context)
+                            position: location, accuracy: accuracy, context: context)
     }
 
     /// `refreshTrip` on a trip borrowed in place.
     private static func refresh(_ progress: inout TripProgress, learning etaLearning: inout EtaLearning,
                                 destination: (signed: Double, radius: Double, center: Coordinate?), at time: UnixMillis,
-                                accuracy: Double, context: FoldContext) -> Bool
+                                position: Coordinate, accuracy: Double, context: FoldContext) -> Bool
     {
         let settings = context.settings
         progress.snapshot.destinationLocation = destination.center
@@ -270,6 +270,7 @@ extension UserState {
                         progress.snapshot.arrivedAt = time
                         progress.snapshot.eta = Eta(durationSeconds: 0, distanceMeters: 0)
                         EtaModel.learn(from: progress, arrival: time, into: &etaLearning)
+                        context.etaLearner?.learn(progress.etaSamples, arrival: time)
                         arrivedNow = true
                     }
                 }
@@ -284,8 +285,19 @@ extension UserState {
         }
         if progress.snapshot.status != .arrived {
             let centerDistance = destination.signed + destination.radius
-            let eta = EtaModel.estimate(centerDistance: centerDistance, mode: progress.snapshot.plan.mode,
-                                        learning: etaLearning, settings: settings.eta)
+            let edgeDistance = max(destination.signed, 0)
+            if settings.eta.fleetModel != nil || context.etaLearner != nil {
+                let speed = progress.pace.advance(to: position, centerDistance: centerDistance,
+                                                  edgeDistance: edgeDistance, at: time)
+                if let learner = context.etaLearner {
+                    EtaModel.learnStep(speed, at: position, time: time, trip: &progress, edgeDistance: edgeDistance,
+                                       learner: learner)
+                }
+            }
+            let eta = EtaModel.estimateWithRange(
+                centerDistance: centerDistance, edgeDistance: edgeDistance, position: position, time: time,
+                elapsedSeconds: Double(time - progress.snapshot.startedAt) / 1000, pace: progress.pace,
+                mode: progress.snapshot.plan.mode, learning: etaLearning, settings: settings.eta)
             if let previous = progress.snapshot.eta {
                 // Rising by more than a rounding wobble while the user should be closing in.
                 progress.snapshot.etaRisingStreak =

@@ -175,6 +175,12 @@ public enum ReplayJob {
         try foldInParallel(weights: partitions.map(\.commandsLeft)) { $0.finish() }
         try writer.wait()
         for (writer, path) in zip([events, eta, deadLetters, tripSummaries], outputs) { try publish(writer, as: path) }
+        if let path = options.etaModelOutPath {
+            let folds = partitions.map(\.processor.fold)
+            try writeEtaModel(EtaLearner.merged(base: options.settings.eta.fleetModel, folds.compactMap(\.etaLearner),
+                                                expiringBefore: folds.map(\.streamTime).max() ?? .min),
+                              to: path)
+        }
 
         var summary = ReplaySummary()
         summary.processor = loader.counters
@@ -223,6 +229,21 @@ public enum ReplayJob {
     /// Pieces of a block per fold thread: small enough that the threads done folding share the next
     /// block's decoding evenly.
     static let piecesPerThread = 4
+
+    /// Writes a learned ETA model under a temporary name first, so a reader never sees half of one.
+    static func writeEtaModel(_ model: FleetEtaModel, to path: String) throws {
+        let partial = path + ".partial"
+        do {
+            let writer = try FileWriter(path: partial)
+            try writer.write(EtaModelFile.encode(model))
+            try writer.close()
+        } catch {
+            throw ReplayError("cannot write the ETA model \(path): \(error)")
+        }
+        guard rename(partial, path) == 0 else {
+            throw ReplayError("cannot rename \(partial) to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
 
     /// Closes an output opened by `openOutput` (cutting it to what this run wrote) and gives it its final name.
     static func publish(_ writer: FileWriter, as path: String) throws {

@@ -3,7 +3,7 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
+    /// 9: an ETA's 10–90 % range and a trip's own pace (the learned ETA); 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
     /// re-encoded input by input; 7: the geofence table's fingerprint the tail was folded with
     /// (`UserTimeline.tableVersion`); 6: presences' scheduled geofence end and the user's stop (stop
     /// detection); a trip's ETA milestones and its summary's ETA errors, its expiry, legs and
@@ -11,9 +11,10 @@ public enum TimelineCodec {
     /// rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2
     /// (history bounded by time: a tail and stored segments) are still read; 1 (a bounded list of
     /// inputs) is not.
-    static let version: UInt8 = 8
-    /// The layout of state version `segmentVersion + 1`; versions 1 and 2 (of states 2 and 3) are still read.
-    static let segmentVersion: UInt8 = 5
+    static let version: UInt8 = 9
+    /// The layout of state version `segmentVersion + 1` up to 5, of state 9 from 6 (states 7 and 8 changed
+    /// no segment); versions 1 and 2 (of states 2 and 3) are still read.
+    static let segmentVersion: UInt8 = 6
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] { encode(UserTimeline(parts: parts)) }
 
@@ -81,7 +82,7 @@ public enum TimelineCodec {
         guard (1...segmentVersion).contains(v) else {
             throw BinaryReader.Corrupt(description: "unknown segment version \(v)")
         }
-        r.layout = v + 1
+        r.layout = v <= 5 ? v + 1 : v + 3
         let tableVersion = try r.u32()
         let start = try readState(&r)
         let inputs = try readInputs(&r)
@@ -458,6 +459,24 @@ public enum TimelineCodec {
         w.optional(t.etaMilestones.quarter) { w, v in w.i32(v) }
         w.optional(t.etaMilestones.half) { w, v in w.i32(v) }
         w.optional(t.etaMilestones.threeQuarters) { w, v in w.i32(v) }
+        w.optional(s.eta) { w, e in
+            w.i32(e.durationLowSeconds)
+            w.i32(e.durationHighSeconds)
+        }
+        let pace = t.pace, stored = pace.stored
+        w.f32(pace.recentSpeed)
+        w.f32(pace.closingRate)
+        w.f32(pace.initialEdgeDistance)
+        w.f32(stored.lastDistance)
+        write(stored.lastPosition, &w)
+        w.i64(stored.lastTime)
+        w.length(t.etaSamples.count)
+        w.i64(t.etaSamples.nextDue)
+        w.i64(t.etaSamples.interval)
+        for sample in t.etaSamples {
+            w.i64(sample.time)
+            for value in sample.features.values { w.f64(value) }
+        }
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -526,6 +545,33 @@ public enum TimelineCodec {
             t.etaMilestones.quarter = try readGradedSeconds(&r)
             t.etaMilestones.half = try readGradedSeconds(&r)
             t.etaMilestones.threeQuarters = try readGradedSeconds(&r)
+        }
+        if r.layout >= 9 {
+            let range = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                (low: try r.i32(), high: try r.i32())
+            }
+            if let range, t.snapshot.eta != nil {
+                t.snapshot.eta!.durationLowSeconds = range.low
+                t.snapshot.eta!.durationHighSeconds = range.high
+            }
+            t.pace = TripPace(recentSpeed: try r.f32(), closingRate: try r.f32(), initialEdgeDistance: try r.f32(),
+                              lastDistance: try r.f32(), lastPosition: try readCoordinate(&r), lastTime: try r.i64())
+            let count = try r.length()
+            guard count < EtaSampleList.capacity else {
+                throw BinaryReader.Corrupt(description: "\(count) ETA learning samples, fewer than \(EtaSampleList.capacity)")
+            }
+            let nextDue = try r.i64(), interval = try r.i64()
+            var samples: [EtaSampleList.Sample] = []
+            for _ in 0..<count {
+                let time = try r.i64()
+                var values: [Double] = []
+                for _ in 0..<EtaFeatures.count { values.append(try r.f64()) }
+                samples.append(EtaSampleList.Sample(time: time, features: EtaFeatures(values: values)))
+            }
+            guard let list = EtaSampleList(samples: samples, nextDue: nextDue, interval: interval) else {
+                throw BinaryReader.Corrupt(description: "ETA learning samples out of bounds")
+            }
+            t.etaSamples = list
         }
         return t
     }
