@@ -42,8 +42,12 @@ struct OtherRecordTests {
             #expect(record["etaError25Seconds"] as? Int == errors.quarter.map(Int.init))
             #expect(record["etaError50Seconds"] as? Int == errors.half.map(Int.init))
             #expect(record["etaError75Seconds"] as? Int == errors.threeQuarters.map(Int.init))
+            #expect(record["etaInRange25"] as? Bool == errors.inRange.quarter)
+            #expect(record["etaInRange50"] as? Bool == errors.inRange.half)
+            #expect(record["etaInRange75"] == nil && errors.inRange.threeQuarters == nil)
         }
         #expect(stops.contains { $0.trip?.summary?.etaErrors.quarter == 95 }, "a fixture grades its ETA")
+        #expect(stops.contains { $0.trip?.summary?.etaErrors.inRange.half == false }, "and its range")
         var none: [UInt8] = []
         let notAStop = try #require(Fixtures.allEvents.first { $0.type != .stoppedTrip })
         #expect(!TripSummaryEncoder.encode(notAStop, actualCreatedAt: 0, into: &none) && none.isEmpty)

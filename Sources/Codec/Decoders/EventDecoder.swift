@@ -414,6 +414,7 @@ public enum EventDecoder {
         var duration: Int32?
         var onSite: Int32?
         var errors = EtaErrors()
+        var inRange: (Bool?, Bool?, Bool?) = (nil, nil, nil)
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
             if reader.matches(key, "distance") {
@@ -428,12 +429,19 @@ public enum EventDecoder {
                 errors.half = try seconds("trip.summary.etaError50", &reader, &issue)
             } else if reader.matches(key, "etaError75") {
                 errors.threeQuarters = try seconds("trip.summary.etaError75", &reader, &issue)
+            } else if reader.matches(key, "etaInRange25") {
+                inRange.0 = try reader.boolField("trip.summary.etaInRange25", &issue)
+            } else if reader.matches(key, "etaInRange50") {
+                inRange.1 = try reader.boolField("trip.summary.etaInRange50", &issue)
+            } else if reader.matches(key, "etaInRange75") {
+                inRange.2 = try reader.boolField("trip.summary.etaInRange75", &issue)
             } else {
                 try reader.skipValue()
             }
         }
         return TripSummary(
             distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite,
-            etaErrors: errors)
+            etaErrors: EtaErrors(quarter: errors.quarter, half: errors.half, threeQuarters: errors.threeQuarters,
+                                 inRange: inRange))
     }
 }

@@ -232,6 +232,16 @@ extension JSONWriter {
             raw(key)
             minutes(seconds: Int64(seconds))
         }
+        let inRange = errors.inRange
+        let covered: [(key: StaticString, inside: Bool?)] = [
+            (",\"etaInRange25\":", inRange.quarter), (",\"etaInRange50\":", inRange.half),
+            (",\"etaInRange75\":", inRange.threeQuarters),
+        ]
+        for (key, inside) in covered {
+            guard let inside else { continue }
+            raw(key)
+            raw(inside ? "true" : "false")
+        }
     }
 
     /// The ETA record's plan part before the status: `,"externalId":"…","status":`.

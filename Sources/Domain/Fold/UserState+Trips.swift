@@ -93,6 +93,12 @@ extension UserState {
         let fresh = location != nil && time - locationAt <= context.settings.freshLocation
         uniqueTripBox()?.value.mileageAnchor = fresh ? location : nil
         if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
+        if let box = uniqueTripBox(), box.value.snapshot.destinationLocation == nil,
+            let id = box.value.snapshot.plan.destinationGeofenceID
+        {
+            // No location yet to measure from: the destination's center all the same, as Radar's trip has it.
+            box.value.snapshot.destinationLocation = context.geofences.geofence(id)?.extent?.center
+        }
         let delayedNow = updateTripDelay(at: time)
         events.append(tripEvent(.startedTrip, at: time, context: context))
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
@@ -311,7 +317,7 @@ extension UserState {
             }
             progress.snapshot.eta = eta
             progress.etaMilestones.record(
-                centerDistance: centerDistance, etaSeconds: eta.durationSeconds,
+                centerDistance: centerDistance, eta: eta,
                 elapsedSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000))
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }

@@ -470,6 +470,10 @@ public enum TimelineCodec {
         w.f32(stored.lastDistance)
         write(stored.lastPosition, &w)
         w.i64(stored.lastTime)
+        for margin in t.etaMilestones.rangeMargins {
+            w.u32(UInt32(margin.below) << 16 | UInt32(margin.above))
+        }
+        w.u8(s.summary?.etaErrors.rangeFlags ?? 0)
         w.length(t.etaSamples.count)
         w.i64(t.etaSamples.nextDue)
         w.i64(t.etaSamples.interval)
@@ -556,6 +560,17 @@ public enum TimelineCodec {
             }
             t.pace = TripPace(recentSpeed: try r.f32(), closingRate: try r.f32(), initialEdgeDistance: try r.f32(),
                               lastDistance: try r.f32(), lastPosition: try readCoordinate(&r), lastTime: try r.i64())
+            var margins: [(below: UInt16, above: UInt16)] = []
+            for _ in 0..<3 {
+                let packed = try r.u32()
+                margins.append((UInt16(packed >> 16), UInt16(packed & 0xFFFF)))
+            }
+            t.etaMilestones.rangeMargins = margins
+            let flags = try r.u8()
+            if let errors = t.snapshot.summary?.etaErrors {
+                t.snapshot.summary!.etaErrors = EtaErrors(quarter: errors.quarter, half: errors.half,
+                                                          threeQuarters: errors.threeQuarters, rangeFlags: flags)
+            }
             let count = try r.length()
             guard count < EtaSampleList.capacity else {
                 throw BinaryReader.Corrupt(description: "\(count) ETA learning samples, fewer than \(EtaSampleList.capacity)")
