@@ -37,10 +37,11 @@ public struct EtaSettings: Sendable, Equatable {
     /// Each partition learns a fleet model from its trips (`EtaLearner`), for `replay --eta-model-out`.
     /// Default: false.
     public var learnsFleetModel = false
-    /// ln(low / median) and ln(high / median) of the range without a fleet model: the
-    /// `ResidualHistogram` prior's 10 and 90 %. Default: −0.7, 0.9.
-    public var priorLowLogRatio: Double = -0.7
-    public var priorHighLogRatio: Double = 0.9
+    /// ln(low / ETA) and ln(high / ETA) of the range without a fleet model: the 10th and 90th
+    /// percentile of ln(actual / ETA) of the √distance curve at 25/50/75 % of the training split's
+    /// rides (`bench/eta_replay.py`). Default: −0.55, 0.66.
+    public var priorLowLogRatio: Double = -0.55
+    public var priorHighLogRatio: Double = 0.66
 
     public init() {}
 }
