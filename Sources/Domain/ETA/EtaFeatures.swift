@@ -13,14 +13,22 @@ public struct EtaFeatures: Sendable, Equatable {
     static let edgePadding = 30.0
 
     /// 1, ln(edge + 30), ln(elapsed + 60), ln(initial edge + 30), ln(recent speed + 1),
-    /// ln(max(closing rate, 0) + 1), the map's ln(speed) here and now.
-    public var values: [Double]
+    /// ln(max(closing rate, 0) + 1), the map's ln(speed) here and now; lane 7 is unused (0). A SIMD
+    /// vector, not an array: the ETA builds one per fix, and an array would be an allocation each.
+    public var vector: SIMD8<Double>
 
-    public init(values: [Double]) { self.values = values }
+    /// The features as an array of `count` (allocates: for learning and tests, not per fix).
+    public var values: [Double] { (0..<Self.count).map { vector[$0] } }
+
+    /// From `count` values (more or fewer: the vector takes what fits, NaN where missing).
+    public init(values: [Double]) {
+        vector = SIMD8(repeating: 0)
+        for index in 0..<Self.count { vector[index] = index < values.count ? values[index] : .nan }
+    }
 
     public init(edgeDistance: Double, elapsedSeconds: Double, pace: TripPace, mapLogSpeed: Double) {
         let initial = pace.initialEdgeDistance.isNaN ? edgeDistance : Double(pace.initialEdgeDistance)
-        values = [
+        vector = SIMD8(
             1,
             log(max(edgeDistance, 0) + Self.edgePadding),
             log(max(elapsedSeconds, 0) + 60),
@@ -28,6 +36,6 @@ public struct EtaFeatures: Sendable, Equatable {
             log(max(Double(pace.recentSpeed), 0) + 1),
             log(max(Double(pace.closingRate), 0) + 1),
             mapLogSpeed,
-        ]
+            0)
     }
 }

@@ -38,7 +38,7 @@ public struct EtaSampleList: Sendable, Equatable, RandomAccessCollection {
     /// A list as the state store keeps it; nil when it breaks the bounds.
     public init?(samples: [Sample], nextDue: UnixMillis, interval: UnixMillis) {
         guard samples.count < Self.capacity, interval >= Self.firstInterval,
-            samples.allSatisfy({ $0.features.values.count == EtaFeatures.count })
+            samples.allSatisfy({ $0.features.values.allSatisfy(\.isFinite) })
         else { return nil }
         if !samples.isEmpty || nextDue != 0 || interval != Self.firstInterval {
             storage = Storage(samples: samples, nextDue: nextDue, interval: interval)

@@ -34,8 +34,15 @@ public struct FleetEtaModel: Sendable, Equatable {
     /// X'y.
     public private(set) var moments: [Double]
     public private(set) var samples: UInt64 = 0
-    public private(set) var coefficients: [Double]
+    public private(set) var coefficients: [Double] {
+        didSet { for index in 0..<EtaFeatures.count { coefficientVector[index] = coefficients[index] } }
+    }
+    /// `coefficients` as the features' vector (lane 7: 0), for the product per fix.
+    private var coefficientVector = SIMD8<Double>(repeating: 0)
     public private(set) var residuals: [ResidualHistogram]
+    /// The 10, 50 and 90 % of each band's residuals, kept beside them: read on every fix, changed
+    /// only by learning.
+    private var bandQuantiles: [Double]
 
     public init() {
         let k = EtaFeatures.count
@@ -43,6 +50,13 @@ public struct FleetEtaModel: Sendable, Equatable {
         moments = Array(repeating: 0, count: k)
         coefficients = Self.priorCoefficients
         residuals = Array(repeating: ResidualHistogram(), count: Self.bandLimits.count + 1)
+        for index in 0..<EtaFeatures.count { coefficientVector[index] = coefficients[index] }
+        bandQuantiles = []
+        bandQuantiles = Self.quantiles(of: residuals)
+    }
+
+    private static func quantiles(of residuals: [ResidualHistogram]) -> [Double] {
+        residuals.flatMap { [$0.quantile(0.1), $0.quantile(0.5), $0.quantile(0.9)] }
     }
 
     /// A model as a file stores it; nil when the parts do not fit together (sizes, non-finite values).
@@ -66,14 +80,14 @@ public struct FleetEtaModel: Sendable, Equatable {
 
     /// The median ETA and its 10–90 % range, seconds.
     public func estimate(_ features: EtaFeatures) -> (seconds: Double, low: Double, high: Double) {
-        let mean = zip(coefficients, features.values).reduce(0) { $0 + $1.0 * $1.1 }
-        let band = residuals[Self.band(of: features)]
-        func seconds(_ q: Double) -> Double { max(Self.minimumSeconds, min(exp(mean + band.quantile(q)), 86_400)) }
-        return (seconds(0.5), seconds(0.1), seconds(0.9))
+        let mean = (coefficientVector * features.vector).sum()
+        let first = 3 * Self.band(of: features)
+        func seconds(_ residual: Double) -> Double { max(Self.minimumSeconds, min(exp(mean + residual), 86_400)) }
+        return (seconds(bandQuantiles[first + 1]), seconds(bandQuantiles[first]), seconds(bandQuantiles[first + 2]))
     }
 
     static func band(of features: EtaFeatures) -> Int {
-        let logEdge = features.values[1]
+        let logEdge = features.vector[1]
         return bandLogLimits.firstIndex { logEdge < $0 } ?? bandLimits.count
     }
 
@@ -131,6 +145,7 @@ public struct FleetEtaModel: Sendable, Equatable {
 
     /// Solves the ridge regression (X'X + λI) w = X'y + λ w₀; keeps the prior if it is singular.
     private mutating func refit() {
+        bandQuantiles = Self.quantiles(of: residuals)
         guard samples > 0 else {  // exactly the prior: solving λI w = λ w₀ could round it
             coefficients = Self.priorCoefficients
             return
