@@ -109,6 +109,9 @@ else
     echo "== real trajectories: ../shared/data/real-trajectories not present here, bench skipped" >&2
 fi
 
+echo "== learned ETA: held-out Porto rides through replay --eta-model-out / --eta-model (range coverage)" >&2
+.ci/eta-check.sh "$tripstream"
+
 echo "== release build: the same replays write the debug build's files (dense city with pile-ups, Porto)" >&2
 .ci/release-check.sh "$tripstream"
 

@@ -29,7 +29,7 @@ enum DemoCommand {
             .value("seed", valueName: "n", help: "Random seed of the fleet.", default: "7"),
             .flag("console", help: "Serve the console on loopback (its URL is printed); events become a summary line.",
                   default: true, inversion: true),
-        ] + TripDefaultOptions.specs(environment: false))
+        ] + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -49,6 +49,7 @@ enum DemoCommand {
         try TripDefaultOptions.read(parsed, into: &foldSettings)
         // Simulated time runs --speedup times faster than the wall clock: the service takes fixes that far ahead.
         foldSettings.maxClockSkew = max(foldSettings.maxClockSkew, settings.duration * 1000 + 15 * 60_000)
+        try EtaModelOptions.read(parsed, into: &foldSettings)
 
         let topics = Topics()
         let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)

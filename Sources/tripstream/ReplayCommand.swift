@@ -30,7 +30,7 @@ enum ReplayCommand {
             BoundedDurationOption.replayHorizon.spec(environment: nil),
             BoundedDurationOption.maxClockSkew.spec(environment: nil),
         ] + TripDefaultOptions.specs(environment: false)
-            + StopDetectionOptions.specs(environment: false) + [
+            + StopDetectionOptions.specs(environment: false) + EtaModelOptions.specs(environment: false) + [
             .value("threads", valueName: "count",
                    help: "Threads folding the partitions, each partition on one (the output is the same for any count; "
                        + "with --brokers/--archive, each thread reads its Kafka partitions itself). Default: the cores "
@@ -44,6 +44,9 @@ enum ReplayCommand {
             .repeatable("set", valueName: "name=value",
                         help: "What-if: override a fold setting (repeatable), e.g. --set hysteresis-minimum=25 "
                             + "--set trip-expiry=2h. Settings: \(FoldSettingOverrides.names)."),
+            .value("eta-model-out", valueName: "file",
+                   help: "Write the fleet ETA model learned from the replayed inputs (and --eta-model's) to FILE "
+                       + "(schemas/eta-model.md), for --eta-model of a later replay, run or demo."),
             .flag("quiet", short: "q", help: "Print no summary."),
         ] + ReplayHistoryOptions.specs)
 
@@ -54,6 +57,7 @@ enum ReplayCommand {
         settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         try TripDefaultOptions.read(parsed, into: &settings)
         try StopDetectionOptions.read(parsed, into: &settings)
+        try EtaModelOptions.read(parsed, into: &settings)
         try FoldSettingOverrides.apply(parsed.strings("set"), to: &settings)  // what-if: last word
         if ReplayHistoryOptions.isRequested(parsed) { return try ReplayHistoryOptions.run(parsed, settings: settings) }
         for option in ["geofences", "fixes", "out"] where !parsed.contains(option) {
@@ -66,6 +70,7 @@ enum ReplayCommand {
             geofencesPath: try parsed.string("geofences"), commandsPath: try parsed.optional("commands", parsed.string),
             fixesPath: try parsed.string("fixes"), outputDirectory: try parsed.string("out"), settings: settings)
         options.stateDirectory = try parsed.optional("state-dir", parsed.string)
+        options.etaModelOutPath = try parsed.optional("eta-model-out", parsed.string)
         if parsed.contains("partitions") { options.partitions = try parsed.int("partitions", in: 1...10_000) }
         if parsed.contains("threads") { options.threads = try parsed.int("threads", in: 1...1_024) }
         let summary: ReplaySummary

@@ -35,7 +35,7 @@ enum RunCommand {
             BoundedDurationOption.replayHorizon.spec(environment: "TRIPSTREAM_REPLAY_HORIZON"),
             BoundedDurationOption.maxClockSkew.spec(environment: "TRIPSTREAM_MAX_CLOCK_SKEW"),
         ] + TripDefaultOptions.specs(environment: true)
-            + StopDetectionOptions.specs(environment: true) + [
+            + StopDetectionOptions.specs(environment: true) + EtaModelOptions.specs(environment: true) + [
             .value("idle-advance", valueName: "duration",
                    help: "A partition without inputs for this long has its stream time moved to the wall clock less "
                        + "this, so dwell and trip-expiry timers fire without waiting for its next fix (0: never).",
@@ -107,6 +107,7 @@ enum RunCommand {
         options.settings.maxClockSkew = try BoundedDurationOption.maxClockSkew.read(parsed)
         try TripDefaultOptions.read(parsed, into: &options.settings)
         try StopDetectionOptions.read(parsed, into: &options.settings)
+        try EtaModelOptions.read(parsed, into: &options.settings)
         options.partitions = Int32(try parsed.int("partitions", in: 1...100_000))
         options.threads = try parsed.optional("threads") { (name) throws(CommandLineError) in
             try parsed.int(name, in: 1...1_024)

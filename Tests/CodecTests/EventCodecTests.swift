@@ -77,8 +77,8 @@ struct EventCodecTests {
             #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","delayThreshold":2,"#,
             #""metadata":{"shiftId":"shift_12345","proName":"John Doe"},"#,
             #""startedAt":"2026-05-12T14:30:00.000Z","arrivedAt":"2026-05-12T14:45:00.000Z","#,
-            #""eta":{"duration":0,"distance":0},"delay":{"delayed":false,"scheduledArrivalTimeDelay":0},"#,
-            #""summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5,"etaError25":1.58,"etaError50":-0.67}}}"#,
+            #""eta":{"duration":0,"distance":0,"durationLow":0,"durationHigh":0},"delay":{"delayed":false,"scheduledArrivalTimeDelay":0},"#,
+            #""summary":{"distance":7440,"duration":45.17,"timeOnSite":8.5,"etaError25":1.58,"etaError50":-0.67,"etaInRange25":true,"etaInRange50":false}}}"#,
         ].joined()
         #expect(text.hasSuffix(expected), "\(text)")
     }

@@ -12,7 +12,7 @@ struct OtherRecordTests {
             String(decoding: bytes, as: UTF8.self)
                 == #"{"_id":"0123456789abcdef0000000e","userId":"pro_user_456","externalId":"trip_shift_12345","#
                 + #""status":"started","createdAt":"2026-05-12T14:30:14.000Z","actualCreatedAt":"2026-05-12T14:30:01.234Z","#
-                + #""live":true,"location":{"type":"Point","coordinates":[-73.9911,40.7342]},"eta":{"duration":19.5,"distance":9000},"#
+                + #""live":true,"location":{"type":"Point","coordinates":[-73.9911,40.7342]},"eta":{"duration":19.5,"distance":9000,"durationLow":19.5,"durationHigh":19.5},"#
                 + #""destinationGeofenceTag":"shift","destinationGeofenceExternalId":"shift_12345","#
                 + #""scheduledArrivalAt":"2026-05-12T14:45:00.000Z","delayed":true}"#)
         var none: [UInt8] = []
@@ -42,8 +42,12 @@ struct OtherRecordTests {
             #expect(record["etaError25Seconds"] as? Int == errors.quarter.map(Int.init))
             #expect(record["etaError50Seconds"] as? Int == errors.half.map(Int.init))
             #expect(record["etaError75Seconds"] as? Int == errors.threeQuarters.map(Int.init))
+            #expect(record["etaInRange25"] as? Bool == errors.inRange.quarter)
+            #expect(record["etaInRange50"] as? Bool == errors.inRange.half)
+            #expect(record["etaInRange75"] == nil && errors.inRange.threeQuarters == nil)
         }
         #expect(stops.contains { $0.trip?.summary?.etaErrors.quarter == 95 }, "a fixture grades its ETA")
+        #expect(stops.contains { $0.trip?.summary?.etaErrors.inRange.half == false }, "and its range")
         var none: [UInt8] = []
         let notAStop = try #require(Fixtures.allEvents.first { $0.type != .stoppedTrip })
         #expect(!TripSummaryEncoder.encode(notAStop, actualCreatedAt: 0, into: &none) && none.isEmpty)

@@ -76,6 +76,15 @@ import Testing
         #expect(h.events(.startedTrip).last?.trip?.destinationLocation == World.offset(o, north: -2_000, east: 0))
     }
 
+    @Test func aTripStartedBeforeAnyFixNamesItsDestinationsCenter() throws {
+        let circle = World.circle("store", "g1", at: World.offset(o, north: 3_000, east: 0))
+        var h = Harness([circle])
+        h.send(World.start(at: 0))
+        let started = try #require(h.events(.startedTrip).first?.trip)
+        #expect(started.eta == nil)  // nothing to measure from yet
+        #expect(started.destinationLocation == circle.extent?.center)
+    }
+
     @Test func aLateStartCorrectsTheFixesItPrecedesWithTheDestination() throws {
         let circle = World.circle("store", "g1", at: World.offset(o, north: 3_000, east: 0))
         var h = Harness([circle])

@@ -51,6 +51,30 @@ import Testing
         #expect(Set([errors.quarter, errors.half, errors.threeQuarters]).count == 3)
     }
 
+    /// Beside each error, whether the arrival fell within the range the graded ETA gave.
+    @Test func gradesTheRangeOfTheSameEtas() throws {
+        var h = Harness([destination])
+        h.send(driveFix(0))
+        h.send(World.start(at: 1))
+        let fixes = Array(1...17)
+        for i in fixes { h.send(driveFix(i)) }
+        h.send(World.command(.complete, at: 600))
+        let trip = try stop(in: h)
+        let arrival = try #require(trip.arrivedAt)
+        let inRange = try #require(trip.summary?.etaErrors).inRange
+        for (fraction, graded) in [(0.75, inRange.quarter), (0.5, inRange.half), (0.25, inRange.threeQuarters)] {
+            let fix = try #require(milestoneFix(leaving: fraction, among: fixes))
+            let update = try #require(h.upserted().first {
+                $0.type == .updatedTrip && $0.createdAt == World.t0 + Int64(fix) * 30_000
+            })
+            let eta = try #require(update.trip?.eta)
+            #expect(eta.durationLowSeconds < eta.durationSeconds && eta.durationSeconds < eta.durationHighSeconds)
+            let low = update.createdAt + Int64(eta.durationLowSeconds) * 1000
+            let high = update.createdAt + Int64(eta.durationHighSeconds) * 1000
+            #expect(graded == (arrival >= low && arrival <= high))
+        }
+    }
+
     @Test func aTripThatNeverArrivesHasNoErrors() throws {
         var h = Harness([destination])
         h.send(driveFix(0))

@@ -345,7 +345,7 @@ public enum EventDecoder {
     }
 
     private static func eta(_ reader: inout JSONReader, _ issue: inout DecodeError?) throws(DecodeError) -> Eta? {
-        var duration: Int32?
+        var duration: Int32?, low: Int32?, high: Int32?
         var distance: Int64?
         guard reader.peekKind() == .object else {
             try reader.skipWrongType("trip.eta", expected: "an object", &issue)
@@ -357,11 +357,16 @@ public enum EventDecoder {
                 duration = try seconds("trip.eta.duration", &reader, &issue)
             } else if reader.matches(key, "distance") {
                 distance = try distanceMeters("trip.eta.distance", &reader, &issue)
+            } else if reader.matches(key, "durationLow") {
+                low = try seconds("trip.eta.durationLow", &reader, &issue)
+            } else if reader.matches(key, "durationHigh") {
+                high = try seconds("trip.eta.durationHigh", &reader, &issue)
             } else {
                 try reader.skipValue()
             }
         }
-        return Eta(durationSeconds: duration ?? 0, distanceMeters: Int32(distance ?? 0))
+        return Eta(durationSeconds: duration ?? 0, distanceMeters: Int32(distance ?? 0), durationLowSeconds: low,
+                   durationHighSeconds: high)
     }
 
     /// Meters: our events write integers, Radar's may have decimals (rounded here).
@@ -409,6 +414,7 @@ public enum EventDecoder {
         var duration: Int32?
         var onSite: Int32?
         var errors = EtaErrors()
+        var inRange: (Bool?, Bool?, Bool?) = (nil, nil, nil)
         var cursor = try reader.beginObject()
         while let key = try reader.nextKey(&cursor) {
             if reader.matches(key, "distance") {
@@ -423,12 +429,19 @@ public enum EventDecoder {
                 errors.half = try seconds("trip.summary.etaError50", &reader, &issue)
             } else if reader.matches(key, "etaError75") {
                 errors.threeQuarters = try seconds("trip.summary.etaError75", &reader, &issue)
+            } else if reader.matches(key, "etaInRange25") {
+                inRange.0 = try reader.boolField("trip.summary.etaInRange25", &issue)
+            } else if reader.matches(key, "etaInRange50") {
+                inRange.1 = try reader.boolField("trip.summary.etaInRange50", &issue)
+            } else if reader.matches(key, "etaInRange75") {
+                inRange.2 = try reader.boolField("trip.summary.etaInRange75", &issue)
             } else {
                 try reader.skipValue()
             }
         }
         return TripSummary(
             distanceMeters: Int32(distance ?? 0), durationSeconds: duration ?? 0, timeOnSiteSeconds: onSite,
-            etaErrors: errors)
+            etaErrors: EtaErrors(quarter: errors.quarter, half: errors.half, threeQuarters: errors.threeQuarters,
+                                 inRange: inRange))
     }
 }

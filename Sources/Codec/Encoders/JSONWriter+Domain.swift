@@ -232,6 +232,16 @@ extension JSONWriter {
             raw(key)
             minutes(seconds: Int64(seconds))
         }
+        let inRange = errors.inRange
+        let covered: [(key: StaticString, inside: Bool?)] = [
+            (",\"etaInRange25\":", inRange.quarter), (",\"etaInRange50\":", inRange.half),
+            (",\"etaInRange75\":", inRange.threeQuarters),
+        ]
+        for (key, inside) in covered {
+            guard let inside else { continue }
+            raw(key)
+            raw(inside ? "true" : "false")
+        }
     }
 
     /// The ETA record's plan part before the status: `,"externalId":"…","status":`.
@@ -281,12 +291,17 @@ extension JSONWriter {
         }
     }
 
-    /// `,"eta":{"duration":minutes,"distance":meters}`.
+    /// `,"eta":{"duration":minutes,"distance":meters,"durationLow":minutes,"durationHigh":minutes}`:
+    /// the range (10th and 90th percentile) is ours, Radar's ETA has duration and distance only.
     mutating func eta(_ eta: Eta) {
         raw(",\"eta\":{\"duration\":")
         minutes(seconds: Int64(eta.durationSeconds))
         raw(",\"distance\":")
         int(eta.distanceMeters)
+        raw(",\"durationLow\":")
+        minutes(seconds: Int64(eta.durationLowSeconds))
+        raw(",\"durationHigh\":")
+        minutes(seconds: Int64(eta.durationHighSeconds))
         byte(UInt8(ascii: "}"))
     }
 }

@@ -27,5 +27,21 @@ public struct EtaSettings: Sendable, Equatable {
         }
     }
 
+    /// The fleet's learned model (`FleetEtaModel`, from `--eta-model FILE`): an explicit, versioned
+    /// input, read-only in the fold, so an ETA depends on it and the user's own inputs only, whatever
+    /// the arrival order. Nil: today's √distance curve alone. Default: nil.
+    public var fleetModel: FleetEtaModel?
+    /// Weight of the learned model's ln ETA against the √distance curve's (which learns per user).
+    /// Default: 0.7 (`bench/eta_learned.py`).
+    public var learnedWeight: Double = 0.7
+    /// Each partition learns a fleet model from its trips (`EtaLearner`), for `replay --eta-model-out`.
+    /// Default: false.
+    public var learnsFleetModel = false
+    /// ln(low / ETA) and ln(high / ETA) of the range without a fleet model: the 10th and 90th
+    /// percentile of ln(actual / ETA) of the √distance curve at 25/50/75 % of the training split's
+    /// rides (`bench/eta_replay.py`). Default: −0.55, 0.66.
+    public var priorLowLogRatio: Double = -0.55
+    public var priorHighLogRatio: Double = 0.66
+
     public init() {}
 }

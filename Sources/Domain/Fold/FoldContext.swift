@@ -20,6 +20,8 @@ public struct FoldContext: Sendable {
     /// timer queue does for the live state): folding an input before it skips the timer check.
     /// `.min`: unknown, always check.
     public var nextTimerDue: UnixMillis = .min
+    /// The partition's learning of the fleet ETA model (`replay --eta-model-out`); nil: no learning.
+    public var etaLearner: EtaLearner?
 
     public init(userId: String, geofences: GeofenceTable, settings: FoldSettings, replayed: Bool) {
         self.init(userId: userId, userIdHasher: Self.hasher(of: userId), geofences: geofences, settings: settings,

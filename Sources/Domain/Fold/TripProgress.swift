@@ -40,6 +40,11 @@ public struct TripProgress: Sendable, Equatable {
     public var movingAwayNotified = false
     /// Predictions at 25/50/75 % of the way, graded at the stop (`TripSummary.etaErrors`).
     public var etaMilestones = EtaMilestones()
+    /// The trip's own pace toward the current destination, for the learned ETA (updated only when a
+    /// fleet model is loaded).
+    public var pace = TripPace()
+    /// Learning samples for the fleet model (empty unless the partition learns).
+    public var etaSamples = EtaSampleList()
 
     public static func == (lhs: TripProgress, rhs: TripProgress) -> Bool {
         lhs.snapshot == rhs.snapshot && lhs.ordinal == rhs.ordinal && lhs.distance == rhs.distance
@@ -48,7 +53,8 @@ public struct TripProgress: Sendable, Equatable {
             && lhs.nextCheckpointAt == rhs.nextCheckpointAt && lhs.checkpointInterval == rhs.checkpointInterval
             && lhs.delayNotified == rhs.delayNotified && lhs.signalLostSince == rhs.signalLostSince
             && lhs.etaRisingSince == rhs.etaRisingSince && lhs.movingAwayNotified == rhs.movingAwayNotified
-            && lhs.etaMilestones == rhs.etaMilestones
+            && lhs.etaMilestones == rhs.etaMilestones && lhs.pace == rhs.pace
+            && lhs.etaSamples == rhs.etaSamples
     }
 
     public init(snapshot: TripSnapshot, ordinal: EventOrdinal) {
@@ -70,6 +76,8 @@ public struct TripProgress: Sendable, Equatable {
         etaRisingSince = nil
         movingAwayNotified = false
         etaMilestones = EtaMilestones()
+        pace = TripPace()
+        etaSamples = EtaSampleList()
         checkpoints = CheckpointList()
         checkpointInterval = 0
         nextCheckpointAt = time - snapshot.startedAt

@@ -93,6 +93,12 @@ extension UserState {
         let fresh = location != nil && time - locationAt <= context.settings.freshLocation
         uniqueTripBox()?.value.mileageAnchor = fresh ? location : nil
         if fresh { refreshTrip(at: time, accuracy: .infinity, context: context) }
+        if let box = uniqueTripBox(), box.value.snapshot.destinationLocation == nil,
+            let id = box.value.snapshot.plan.destinationGeofenceID
+        {
+            // No location yet to measure from: the destination's center all the same, as Radar's trip has it.
+            box.value.snapshot.destinationLocation = context.geofences.geofence(id)?.extent?.center
+        }
         let delayedNow = updateTripDelay(at: time)
         events.append(tripEvent(.startedTrip, at: time, context: context))
         if delayedNow { events.append(tripEvent(.delayedDuringTrip, at: time, context: context)) }
@@ -182,7 +188,7 @@ extension UserState {
         if destinationSlot != box.value.destinationSlot { box.value.destinationSlot = destinationSlot }
         if let destination {
             arrivedNow = Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
-                                      accuracy: accuracy, context: context)
+                                      position: position, accuracy: accuracy, context: context)
         }
 
         let delayedNow = box.value.updateDelay(at: time)
@@ -248,13 +254,13 @@ extension UserState {
         else { return false }
         let box = uniqueTripBox()!
         return Self.refresh(&box.value, learning: &etaLearning, destination: destination, at: time,
-                            accuracy: accuracy, context: context)
+                            position: location, accuracy: accuracy, context: context)
     }
 
     /// `refreshTrip` on a trip borrowed in place.
     private static func refresh(_ progress: inout TripProgress, learning etaLearning: inout EtaLearning,
                                 destination: (signed: Double, radius: Double, center: Coordinate?), at time: UnixMillis,
-                                accuracy: Double, context: FoldContext) -> Bool
+                                position: Coordinate, accuracy: Double, context: FoldContext) -> Bool
     {
         let settings = context.settings
         progress.snapshot.destinationLocation = destination.center
@@ -270,6 +276,7 @@ extension UserState {
                         progress.snapshot.arrivedAt = time
                         progress.snapshot.eta = Eta(durationSeconds: 0, distanceMeters: 0)
                         EtaModel.learn(from: progress, arrival: time, into: &etaLearning)
+                        context.etaLearner?.learn(progress.etaSamples, arrival: time)
                         arrivedNow = true
                     }
                 }
@@ -284,8 +291,19 @@ extension UserState {
         }
         if progress.snapshot.status != .arrived {
             let centerDistance = destination.signed + destination.radius
-            let eta = EtaModel.estimate(centerDistance: centerDistance, mode: progress.snapshot.plan.mode,
-                                        learning: etaLearning, settings: settings.eta)
+            let edgeDistance = max(destination.signed, 0)
+            if settings.eta.fleetModel != nil || context.etaLearner != nil {
+                let speed = progress.pace.advance(to: position, centerDistance: centerDistance,
+                                                  edgeDistance: edgeDistance, at: time)
+                if let learner = context.etaLearner {
+                    EtaModel.learnStep(speed, at: position, time: time, trip: &progress, edgeDistance: edgeDistance,
+                                       learner: learner)
+                }
+            }
+            let eta = EtaModel.estimateWithRange(
+                centerDistance: centerDistance, edgeDistance: edgeDistance, position: position, time: time,
+                elapsedSeconds: Double(time - progress.snapshot.startedAt) / 1000, pace: progress.pace,
+                mode: progress.snapshot.plan.mode, learning: etaLearning, settings: settings.eta)
             if let previous = progress.snapshot.eta {
                 // Rising by more than a rounding wobble while the user should be closing in.
                 progress.snapshot.etaRisingStreak =
@@ -299,7 +317,7 @@ extension UserState {
             }
             progress.snapshot.eta = eta
             progress.etaMilestones.record(
-                centerDistance: centerDistance, etaSeconds: eta.durationSeconds,
+                centerDistance: centerDistance, eta: eta,
                 elapsedSeconds: Int32(clamping: (time - progress.snapshot.startedAt) / 1000))
             EtaModel.recordCheckpoint(centerDistance: centerDistance, at: time, trip: &progress, settings: settings.eta)
         }

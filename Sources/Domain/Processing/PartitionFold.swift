@@ -26,7 +26,11 @@ public struct PartitionFold: Sendable {
         self.settings = settings
         self.history = history
         context = FoldContext(userId: "", geofences: .empty, settings: settings, replayed: false)
+        if settings.eta.learnsFleetModel { context.etaLearner = EtaLearner(startingFrom: settings.eta.fleetModel) }
     }
+
+    /// What this partition learned of the fleet ETA model, when `settings.eta.learnsFleetModel`.
+    public var etaLearner: EtaLearner? { context.etaLearner }
 
     /// What became of one input.
     public enum Result: Equatable, Sendable {

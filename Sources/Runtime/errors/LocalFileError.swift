@@ -8,6 +8,7 @@ public enum LocalFileError: Error, CustomStringConvertible, Equatable {
     case cannotCreateDirectory(String, reason: String)
     case cannotOpen(String, reason: String)
     case cannotRead(String, reason: String)
+    case cannotWrite(String, reason: String)
     case cannotRename(String, to: String, reason: String)
     case cannotDelete(String, reason: String)
     case cannotSync(String, reason: String)
@@ -23,6 +24,7 @@ public enum LocalFileError: Error, CustomStringConvertible, Equatable {
         case let .cannotCreateDirectory(path, reason): "cannot create directory \(path): \(reason)"
         case let .cannotOpen(path, reason): "cannot open \(path): \(reason)"
         case let .cannotRead(path, reason): "cannot read \(path): \(reason)"
+        case let .cannotWrite(path, reason): "cannot write \(path): \(reason)"
         case let .cannotRename(from, to, reason): "cannot rename \(from) to \(to): \(reason)"
         case let .cannotDelete(path, reason): "cannot delete \(path): \(reason)"
         case let .cannotSync(path, reason): "fsync \(path): \(reason)"

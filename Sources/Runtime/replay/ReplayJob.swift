@@ -181,6 +181,12 @@ public enum ReplayJob {
         try writer.wait()
         for writer in writers { try writer.close() }
         try outputs.publish()
+        if let path = options.etaModelOutPath {
+            let folds = partitions.map(\.processor.fold)
+            try writeEtaModel(EtaLearner.merged(base: options.settings.eta.fleetModel, folds.compactMap(\.etaLearner),
+                                                expiringBefore: folds.map(\.streamTime).max() ?? .min),
+                              to: path)
+        }
 
         var summary = ReplaySummary()
         summary.processor = loader.counters
@@ -225,6 +231,21 @@ public enum ReplayJob {
     /// Pieces of a block per fold thread: small enough that the threads done folding share the next
     /// block's decoding evenly.
     static let piecesPerThread = 4
+
+    /// Writes a learned ETA model under a temporary name first, so a reader never sees half of one.
+    static func writeEtaModel(_ model: FleetEtaModel, to path: String) throws {
+        let partial = path + ".partial"
+        do {
+            let writer = try FileWriter(path: partial)
+            try writer.write(EtaModelFile.encode(model))
+            try writer.close()
+        } catch {
+            throw LocalFileError.cannotWrite(path, reason: "\(error)")
+        }
+        guard rename(partial, path) == 0 else {
+            throw LocalFileError.cannotRename(partial, to: path, reason: LocalFileError.systemReason)
+        }
+    }
 
     /// The table of a geofences file, its lines applied in order (bad ones dead-lettered by `processor`),
     /// decoded on a thread of its own ahead of the indexing (`GeofenceFileLoad`).

@@ -19,6 +19,11 @@ public struct ReplayOptions: Sendable {
     /// Threads the partitions are folded on (each partition on one thread); the output does not
     /// depend on it. Default: the cores available to the process.
     public var threads = ReplayOptions.availableCores
+    /// Where to write the fleet ETA model learned from the replayed inputs (`--eta-model-out`,
+    /// `schemas/eta-model.md`), the loaded `settings.eta.fleetModel` included; nil: none.
+    public var etaModelOutPath: String? {
+        didSet { settings.eta.learnsFleetModel = etaModelOutPath != nil }
+    }
 
     /// The cores this process may use (affinity and container limits included).
     public static var availableCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }

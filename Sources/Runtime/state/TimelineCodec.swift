@@ -4,7 +4,8 @@ import Domain
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
     /// 9: the user's event ordinals per geofence and trip (`EventOrdinals`, in place of one visit
-    /// count and one trip count) and a trip's ordinal day; 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
+    /// count and one trip count) and a trip's ordinal day; an ETA's 10–90 % range and a trip's own
+    /// pace (the learned ETA); 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
     /// re-encoded input by input; 7: the geofence table's fingerprint the tail was folded with
     /// (`UserTimeline.tableVersion`); 6: presences' scheduled geofence end and the user's stop (stop
     /// detection); a trip's ETA milestones and its summary's ETA errors, its expiry, legs and
@@ -473,6 +474,28 @@ public enum TimelineCodec {
         w.optional(t.etaMilestones.quarter) { w, v in w.i32(v) }
         w.optional(t.etaMilestones.half) { w, v in w.i32(v) }
         w.optional(t.etaMilestones.threeQuarters) { w, v in w.i32(v) }
+        w.optional(s.eta) { w, e in
+            w.i32(e.durationLowSeconds)
+            w.i32(e.durationHighSeconds)
+        }
+        let pace = t.pace, stored = pace.stored
+        w.f32(pace.recentSpeed)
+        w.f32(pace.closingRate)
+        w.f32(pace.initialEdgeDistance)
+        w.f32(stored.lastDistance)
+        write(stored.lastPosition, &w)
+        w.i64(stored.lastTime)
+        for margin in t.etaMilestones.rangeMargins {
+            w.u32(UInt32(margin.below) << 16 | UInt32(margin.above))
+        }
+        w.u8(s.summary?.etaErrors.rangeFlags ?? 0)
+        w.length(t.etaSamples.count)
+        w.i64(t.etaSamples.nextDue)
+        w.i64(t.etaSamples.interval)
+        for sample in t.etaSamples {
+            w.i64(sample.time)
+            for value in sample.features.values { w.f64(value) }
+        }
     }
 
     static func readTrip(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripProgress {
@@ -544,6 +567,44 @@ public enum TimelineCodec {
             t.etaMilestones.quarter = try readGradedSeconds(&r)
             t.etaMilestones.half = try readGradedSeconds(&r)
             t.etaMilestones.threeQuarters = try readGradedSeconds(&r)
+        }
+        if r.layout >= 9 {
+            let range = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in
+                (low: try r.i32(), high: try r.i32())
+            }
+            if let range, t.snapshot.eta != nil {
+                t.snapshot.eta!.durationLowSeconds = range.low
+                t.snapshot.eta!.durationHighSeconds = range.high
+            }
+            t.pace = TripPace(recentSpeed: try r.f32(), closingRate: try r.f32(), initialEdgeDistance: try r.f32(),
+                              lastDistance: try r.f32(), lastPosition: try readCoordinate(&r), lastTime: try r.i64())
+            var margins: [(below: UInt16, above: UInt16)] = []
+            for _ in 0..<3 {
+                let packed = try r.u32()
+                margins.append((UInt16(packed >> 16), UInt16(packed & 0xFFFF)))
+            }
+            t.etaMilestones.rangeMargins = margins
+            let flags = try r.u8()
+            if let errors = t.snapshot.summary?.etaErrors {
+                t.snapshot.summary!.etaErrors = EtaErrors(quarter: errors.quarter, half: errors.half,
+                                                          threeQuarters: errors.threeQuarters, rangeFlags: flags)
+            }
+            let count = try r.length()
+            guard count < EtaSampleList.capacity else {
+                throw BinaryReader.Corrupt(description: "\(count) ETA learning samples, fewer than \(EtaSampleList.capacity)")
+            }
+            let nextDue = try r.i64(), interval = try r.i64()
+            var samples: [EtaSampleList.Sample] = []
+            for _ in 0..<count {
+                let time = try r.i64()
+                var values: [Double] = []
+                for _ in 0..<EtaFeatures.count { values.append(try r.f64()) }
+                samples.append(EtaSampleList.Sample(time: time, features: EtaFeatures(values: values)))
+            }
+            guard let list = EtaSampleList(samples: samples, nextDue: nextDue, interval: interval) else {
+                throw BinaryReader.Corrupt(description: "ETA learning samples out of bounds")
+            }
+            t.etaSamples = list
         }
         return t
     }

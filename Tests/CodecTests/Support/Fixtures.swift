@@ -71,7 +71,7 @@ enum Fixtures {
         var completed = arrived
         completed.status = .completed
         completed.summary = TripSummary(distanceMeters: 7440, durationSeconds: 2_710, timeOnSiteSeconds: 510,
-                                        etaErrors: EtaErrors(quarter: 95, half: -40))
+                                        etaErrors: EtaErrors(quarter: 95, half: -40, inRange: (true, false, nil)))
         let canceled = TripSnapshot(
             plan: pointPlan, status: .canceled, startedAt: t0, eta: Eta(durationSeconds: 61, distanceMeters: 300),
             summary: TripSummary(distanceMeters: 12, durationSeconds: 30, timeOnSiteSeconds: nil))

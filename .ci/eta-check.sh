@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The learned ETA (issue 31) on the real Porto rides: the prototype's study (bench/eta_learned.py,
+# Python), then the held-out split through `replay --eta-model-out` / `--eta-model`
+# (bench/eta_replay.py): fails unless the 10-90 % range covers 75-85 % of true arrivals at 25/50/75 %
+# of the way and arrivals are still detected. Skipped without ../shared/data/real-trajectories.
+# Usage: .ci/eta-check.sh [path/to/tripstream]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tripstream=${1:-.build/debug/tripstream}
+if [ ! -d ../shared/data/real-trajectories ]; then
+    echo "learned ETA: ../shared/data/real-trajectories not present here, skipped" >&2
+    exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 bench/eta_learned.py >&2
+python3 bench/eta_replay.py --tripstream "$tripstream" --work "$work" --threads 2 --check-range >&2
