@@ -2,7 +2,8 @@
 # The learned ETA (issue 31) on the real Porto rides: the prototype's study (bench/eta_learned.py,
 # Python), then the held-out split through `replay --eta-model-out` / `--eta-model`
 # (bench/eta_replay.py): fails unless the 10-90 % range covers 75-85 % of true arrivals at 25/50/75 %
-# of the way and arrivals are still detected. Skipped without ../shared/data/real-trajectories.
+# of the way and arrivals are still detected, and a late delivery with the model loaded changes no
+# event. Skipped without ../shared/data/real-trajectories.
 # Usage: .ci/eta-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 bench/eta_learned.py >&2
 python3 bench/eta_replay.py --tripstream "$tripstream" --work "$work" --threads 2 --check-range >&2
+# With a model loaded, an ETA still depends on its user's inputs only: the held-out fixes, half
+# delivered late by offline devices, give the events of their event-time order.
+python3 bench/late-arrival.py "$work/test/fixes.ndjson" "$work/late" --seed 7 >&2
+for order in in-order late; do
+    "$tripstream" replay -g "$work/test/geofences.ndjson" -c "$work/test/commands.ndjson" \
+        -f "$work/late/$order.ndjson" -o "$work/late/out-$order" --eta-model "$work/eta-model.txt" --quiet
+done
+"$tripstream" diff "$work/late/out-in-order" "$work/late/out-late" >&2
