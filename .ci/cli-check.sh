@@ -90,9 +90,14 @@ echo "cli: the dev broker's limit, simulate's dropped records and replay's cut h
 # --- A demo a newcomer understands --------------------------------------------------------------------------
 failing "$tripstream" demo --show bogus
 [ "$status" = 2 ] && grep -q "choose from all, geofence, trip, updates" "$work/err.txt" || fail "demo --show bogus: exit $status"
-"$tripstream" demo --duration 1m --speedup 120 >"$work/demo.txt" 2>"$work/demo-log.txt"
+# The demo's screen: with the console (the default) a summary line every few seconds, event lines without it.
+"$tripstream" demo --duration 1m --speedup 120 >"$work/demo-console.txt" 2>"$work/demo-console-log.txt"
+summarized=$(sed -n 's/^events: \([0-9]*\) in .*/\1/p' "$work/demo-console.txt" | sort -n | tail -1)
+[ "${summarized:-0}" -gt 0 ] || fail "demo --duration 1m (with its console) summarized no event: $(head -3 "$work/demo-console.txt")"
+grep -q 'console: .*http://127.0.0.1:' "$work/demo-console.txt" "$work/demo-console-log.txt" || fail "demo printed no console URL"
+"$tripstream" demo --duration 1m --speedup 120 --no-console >"$work/demo.txt" 2>"$work/demo-log.txt"
 events=$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  ' "$work/demo.txt" || true)
-[ "$events" -gt 0 ] || fail "demo --duration 1m printed no event"
+[ "$events" -gt 0 ] || fail "demo --duration 1m --no-console printed no event"
 ! grep -q '(late)' "$work/demo.txt" || fail "a live demo printed late events: $(grep -m3 '(late)' "$work/demo.txt")"
 ! grep -q 'arrived at the wrong' "$work/demo.txt" || fail "the default demo feed prints wrong-destination arrivals"
 echo "cli: demo --duration 1m printed $events events, none late, no wrong-destination arrival" >&2
