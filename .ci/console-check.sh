@@ -40,7 +40,7 @@ grep -q "auth-token-file" "$work/refused.txt"
 
 (umask 077; head -c 32 /dev/urandom | base64 >"$work/secret")
 mkdir "$work/tmp"
-TMPDIR="$work/tmp" "$tripstream" demo --users 300 --duration 600m --speedup 20 >"$work/demo.txt" 2>"$work/demo-log.txt" &
+TMPDIR="$work/tmp" "$tripstream" demo --users 1000 --duration 600m --speedup 20 >"$work/demo.txt" 2>"$work/demo-log.txt" &
 pids+=($!)
 broker=$(await_line "embedded broker at" 30 "$work/demo-log.txt" | sed 's/.*embedded broker at //')
 demo_console=$(await_line "console: open" 30 "$work/demo-log.txt" | sed 's/.*console: open //')
