@@ -23,17 +23,8 @@ struct GridCell: Sendable {
 
     /// All a lookup reads of the cell (see `Lookup`).
     private(set) var lookup = Lookup()
-    /// The packed words, in memory of their own (`GridWords`), whose address `lookup` keeps: an
-    /// array's element address is valid only inside `withUnsafeBufferPointer`. Nil while empty.
-    private var storage: GridWords?
-    /// The packed words as an array: a copy to read, or a new packing to set (the cell's buffer is
-    /// replaced, never changed, so a `Lookup` read before stays valid while its cell lives).
-    private var words: [UInt64] {
-        get { storage?.array ?? [] }
-        set {
-            storage = newValue.isEmpty ? nil : GridWords(newValue)
-            lookup.words = storage.map { UnsafePointer($0.base) }
-        }
+    private var words: [UInt64] = [] {
+        didSet { lookup.words = words.withUnsafeBufferPointer { $0.baseAddress } }
     }
     /// Geofence boxes in the cell (a split cell holds copies).
     private(set) var boxCount = 0
@@ -54,8 +45,9 @@ struct GridCell: Sendable {
     /// partition's thread shares; a method called on the cell itself copies it first, retaining and
     /// releasing `words` per fix, a reference count that the threads' cores take from one another.
     struct Lookup: @unchecked Sendable {
-        // Safe: `words` is the address of the cell's `GridWords`, which is immutable and replaced (not
-        // changed) when the cell changes; it lives as long as the cell value this was read from.
+        // Safe: `words` points into the buffer of the cell's `words`, which is never changed while
+        // shared (a change to a shared array copies it first, and the cell then points to the copy),
+        // and lives as long as the cell this was read from.
         fileprivate(set) var ends = InlineArray<16, UInt32>(repeating: 0)
         fileprivate(set) var isSplit = false
         fileprivate var words: UnsafePointer<UInt64>?
@@ -116,13 +108,15 @@ struct GridCell: Sendable {
             return
         }
         let (start, count, entries) = lookup.bounds(list)
-        var words = self.words
-        words.reserveCapacity(words.count + box.count + SpatialGrid.Entry.words)
+        let needed = words.count + box.count + SpatialGrid.Entry.words
+        if needed > words.capacity {
+            // Exact while small: most cells of a sparse table hold one or two geofences.
+            words.reserveCapacity(needed < 64 ? needed : max(needed, words.count * 2))
+        }
         var place = count
         while place > 0, words[entries + (place - 1) * SpatialGrid.Entry.words] > packed.0 { place -= 1 }
         words.insert(contentsOf: [packed.0, packed.1, packed.2, packed.3], at: entries + place * SpatialGrid.Entry.words)
         words.insert(contentsOf: box, at: start + place * box.count)
-        self.words = words
         shiftEnds(from: list, by: box.count + SpatialGrid.Entry.words)
     }
 
@@ -190,8 +184,6 @@ struct GridCell: Sendable {
     /// - Returns: its entry, if the cell held it.
     mutating func remove(slot: Int32, staged: inout Staged?) -> SpatialGrid.Entry? {
         var removed: SpatialGrid.Entry?
-        var words = staged == nil ? self.words : []
-        defer { if staged == nil, removed != nil { self.words = words } }
         for list in 0..<Self.lists {
             if staged != nil {
                 let entries = staged!.entries[list].count / SpatialGrid.Entry.words
@@ -256,13 +248,10 @@ struct GridCell: Sendable {
             entry.ringsAt = offsets[entry.ringsAt]!
             moved.append((at, entry))
         }
-        guard !moved.isEmpty else { return }
-        var words = self.words
         for (at, entry) in moved {
             let packed = entry.packed
             words.replaceSubrange(at..<(at + SpatialGrid.Entry.words), with: [packed.0, packed.1, packed.2, packed.3])
         }
-        self.words = words
     }
 }
 
@@ -368,27 +357,4 @@ struct SubCellBox {
         let inLng = lng &- UInt32((word >> 32) & 0xffff) <= UInt32(word >> 48) ? 1 : 0
         return inLat & inLng != 0
     }
-}
-
-/// A grid cell's packed words in a buffer of their own, never changed once made: a lookup reads them
-/// through `base` without retaining anything (a retain per lookup is a cache line every partition's
-/// thread writes), which is valid while this object lives, not only inside a closure as an array's
-/// address is.
-final class GridWords: @unchecked Sendable {
-    // Safe: immutable after init.
-    let base: UnsafeMutablePointer<UInt64>
-    let count: Int
-
-    init(_ words: [UInt64]) {
-        count = words.count
-        base = .allocate(capacity: Swift.max(words.count, 1))
-        words.withUnsafeBufferPointer { source in
-            if let start = source.baseAddress { base.initialize(from: start, count: source.count) }
-        }
-    }
-
-    deinit { base.deallocate() }
-
-    /// A copy of the words.
-    var array: [UInt64] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }
