@@ -232,16 +232,24 @@ extension JSONWriter {
             raw(key)
             minutes(seconds: Int64(seconds))
         }
+        etaInRange(errors)
+    }
+
+    /// `,"etaInRange25":true` (whether the arrival fell within that ETA's 10–90 % range), `etaInRange50`,
+    /// `etaInRange75`: each the summary has. Shared by events' trip summaries and the trip-summaries record.
+    mutating func etaInRange(_ errors: EtaErrors) {
         let inRange = errors.inRange
-        let covered: [(key: StaticString, inside: Bool?)] = [
-            (",\"etaInRange25\":", inRange.quarter), (",\"etaInRange50\":", inRange.half),
-            (",\"etaInRange75\":", inRange.threeQuarters),
-        ]
-        for (key, inside) in covered {
-            guard let inside else { continue }
-            raw(key)
-            raw(inside ? "true" : "false")
-        }
+        // One by one: a loop over an array literal allocates the array on every record.
+        flag(",\"etaInRange25\":", inRange.quarter)
+        flag(",\"etaInRange50\":", inRange.half)
+        flag(",\"etaInRange75\":", inRange.threeQuarters)
+    }
+
+    /// `key` and the flag, when there is one.
+    private mutating func flag(_ key: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        raw(key)
+        raw(value ? "true" : "false")
     }
 
     /// The ETA record's plan part before the status: `,"externalId":"…","status":`.

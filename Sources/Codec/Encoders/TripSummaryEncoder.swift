@@ -61,17 +61,7 @@ public enum TripSummaryEncoder {
                 w.raw(key)
                 w.int(seconds)
             }
-            // Beside each error: whether the arrival fell within that ETA's 10-90 % range.
-            let inRange = errors.inRange
-            let covered: [(key: StaticString, inside: Bool?)] = [
-                (",\"etaInRange25\":", inRange.quarter), (",\"etaInRange50\":", inRange.half),
-                (",\"etaInRange75\":", inRange.threeQuarters),
-            ]
-            for (key, inside) in covered {
-                guard let inside else { continue }
-                w.raw(key)
-                w.raw(inside ? "true" : "false")
-            }
+            w.etaInRange(errors)  // beside each error: whether the arrival fell within that ETA's range
             if let metadata = plan.metadata {
                 w.raw(",\"metadata\":")
                 w.raw(metadata)

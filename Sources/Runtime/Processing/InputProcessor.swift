@@ -47,7 +47,7 @@ public struct InputProcessor: Sendable {
 
     /// Folds an input decoded earlier (the Kafka runtime reads event times to merge its two input
     /// streams); one that did not decode becomes its dead letter here, at its turn.
-    /// - Parameter recordTime: the record's Kafka timestamp, nil when it has none (see `isAhead`).
+    /// - Parameter recordTime: the record's Kafka timestamp, nil when it has none (see `rejectIfAhead`).
     public mutating func process(_ input: DecodedInput, key: [UInt8]?, value: UnsafeRawBufferPointer,
                                  source: RecordSource, geofences: GeofenceTable, processingTime: UnixMillis?,
                                  recordTime: UnixMillis? = nil, into output: inout OutputBatch)
