@@ -34,6 +34,30 @@ def upsert(events):
     return {k: comparable(v) for k, v in latest.items() if not v.get("retracted")}
 
 
+def replay_partitions(tripstream, inputs, partitions, work, prefix="p", event_time=False):
+    """Each partition's records (assigned by CRC32 of the userId, as the CI's kcat assigns them) folded by
+    `tripstream replay --partitions 1` (one Kafka partition, one stream time) into WORK/PREFIX<p>/out,
+    in file order or, with event_time, stably sorted by createdAt. Returns every partition's events."""
+    events = []
+    for p in range(partitions):
+        part = os.path.join(work, f"{prefix}{p}")
+        os.makedirs(part, exist_ok=True)
+        for name in ("commands", "fixes"):
+            with open(os.path.join(inputs, f"{name}.ndjson")) as src:
+                lines = [line for line in src if line.strip() and partition_of(json.loads(line)["userId"], partitions) == p]
+            if event_time:
+                lines.sort(key=lambda line: json.loads(line)["createdAt"])  # stable: equal times keep their order
+            with open(os.path.join(part, f"{name}.ndjson"), "w") as dst:
+                dst.writelines(lines)
+        subprocess.run([tripstream, "replay", "--quiet", "--partitions", "1",
+                        "--geofences", os.path.join(inputs, "geofences.ndjson"),
+                        "--commands", os.path.join(part, "commands.ndjson"), "--fixes", os.path.join(part, "fixes.ndjson"),
+                        "--out", os.path.join(part, "out")], check=True)
+        with open(os.path.join(part, "out", "events.ndjson")) as f:
+            events += [json.loads(line) for line in f if line.strip()]
+    return events
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tripstream", required=True)
@@ -45,22 +69,7 @@ def main() -> int:
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
-    expected_events = []
-    for p in range(args.partitions):
-        part = os.path.join(args.work, f"p{p}")
-        os.makedirs(part, exist_ok=True)
-        for name in ("commands", "fixes"):
-            with open(os.path.join(args.inputs, f"{name}.ndjson")) as src, open(os.path.join(part, f"{name}.ndjson"), "w") as dst:
-                for line in src:
-                    if line.strip() and partition_of(json.loads(line)["userId"], args.partitions) == p:
-                        dst.write(line)
-        # --partitions 1: the file is one Kafka partition already, with one stream time.
-        subprocess.run([args.tripstream, "replay", "--quiet", "--partitions", "1",
-                        "--geofences", os.path.join(args.inputs, "geofences.ndjson"),
-                        "--commands", os.path.join(part, "commands.ndjson"), "--fixes", os.path.join(part, "fixes.ndjson"),
-                        "--out", os.path.join(part, "out")], check=True)
-        with open(os.path.join(part, "out", "events.ndjson")) as f:
-            expected_events += [json.loads(line) for line in f if line.strip()]
+    expected_events = replay_partitions(args.tripstream, args.inputs, args.partitions, args.work)
 
     seen = []
     with open(args.events) as f:

@@ -13,35 +13,15 @@ partition's commands. Every --path must hold the same events, ignoring how each 
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_events import partition_of, upsert  # noqa: E402
+from compare_events import replay_partitions, upsert  # noqa: E402
 
 
 def read_events(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def event_time_fold(args):
-    events = []
-    for p in range(args.partitions):
-        part = os.path.join(args.work, f"event-time-p{p}")
-        os.makedirs(part, exist_ok=True)
-        for name in ("commands", "fixes"):
-            with open(os.path.join(args.inputs, f"{name}.ndjson")) as src:
-                lines = [line for line in src if line.strip() and partition_of(json.loads(line)["userId"], args.partitions) == p]
-            lines.sort(key=lambda line: json.loads(line)["createdAt"])  # stable: equal times keep their order
-            with open(os.path.join(part, f"{name}.ndjson"), "w") as dst:
-                dst.writelines(lines)
-        subprocess.run([args.tripstream, "replay", "--quiet", "--partitions", "1",
-                        "--geofences", os.path.join(args.inputs, "geofences.ndjson"),
-                        "--commands", os.path.join(part, "commands.ndjson"), "--fixes", os.path.join(part, "fixes.ndjson"),
-                        "--out", os.path.join(part, "out")], check=True)
-        events += read_events(os.path.join(part, "out", "events.ndjson"))
-    return events
 
 
 def main() -> int:
@@ -54,7 +34,8 @@ def main() -> int:
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
-    reference = upsert(event_time_fold(args))
+    reference = upsert(replay_partitions(args.tripstream, args.inputs, args.partitions, args.work,
+                                          prefix="event-time-p", event_time=True))
     if not reference:
         print("FAIL: the event-time fold yielded no event", file=sys.stderr)
         return 1
