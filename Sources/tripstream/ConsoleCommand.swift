@@ -51,13 +51,7 @@ enum ConsoleCommand {
         for field in TopicNames.fields where topicOptions.contains(field.option) {
             all[keyPath: field.path] = try parsed.string(field.option)
         }
-        var topics = ConsoleTopics()
-        topics.users = all.users
-        topics.events = all.events
-        topics.eta = all.eta
-        topics.tripSummaries = all.tripSummaries
-        topics.geofences = all.geofences
-        topics.locations = all.locations
+        let topics = ConsoleTopics(all)
         let metricsURL = try parsed.optional("metrics-url", parsed.string)
         if let metricsURL, HTTPGet.split(metricsURL) == nil {
             throw CommandFailure("--metrics-url: \(metricsURL) is not an http://host:port/path URL")

@@ -18,13 +18,7 @@ enum DemoConsole {
         var settings = ConsoleSettings()
         var generator = SystemRandomNumberGenerator()
         settings.trackingSecret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        var consoleTopics = ConsoleTopics()
-        consoleTopics.users = topics.users
-        consoleTopics.events = topics.events
-        consoleTopics.eta = topics.eta
-        consoleTopics.tripSummaries = topics.tripSummaries
-        consoleTopics.geofences = topics.geofences
-        consoleTopics.locations = topics.locations
+        let consoleTopics = ConsoleTopics(topics)
         let console = try ConsoleService(
             kafka: kafka, topics: consoleTopics, address: ListenAddress(host: "127.0.0.1", port: 0), settings: settings,
             metricsSource: { metrics.render() }, log: { _ in })
