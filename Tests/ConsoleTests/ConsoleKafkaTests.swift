@@ -5,7 +5,7 @@ import Testing
 @testable import Console
 
 /// The feed and the playback reader against librdkafka's mock cluster.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ConsoleKafkaTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ConsoleKafkaTests {
     func cluster(_ topics: [(String, Int32)]) throws -> MockCluster {
         let cluster = try MockCluster(brokerCount: 1)
         for (name, partitions) in topics { try cluster.createTopic(name, partitions: partitions) }

@@ -6,7 +6,7 @@ import Testing
 @testable import ConsoleHTTP
 
 /// The server over a real loopback socket: answers, and 4xx for what does not parse.
-@Suite(.timeLimit(.minutes(1))) struct HTTPServerTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerTests {
     func exchange(_ port: UInt16, _ request: [UInt8]) -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()

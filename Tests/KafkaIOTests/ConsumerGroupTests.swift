@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Consumer group", .serialized)
 struct ConsumerGroupTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func twoMembersSplitPartitionsAndTheSurvivorTakesAll() throws {
         let cluster = try MockCluster(brokerCount: 3)
         try cluster.createTopic("fixes", partitions: 4)
@@ -60,7 +60,7 @@ struct ConsumerGroupTests {
         try first.close()
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func eagerProtocolAlsoWorks() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("fixes", partitions: 2)
@@ -83,7 +83,7 @@ struct ConsumerGroupTests {
         #expect(consumer.takeRebalanceEvents().count == 1)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func seekPauseResumeAndWatermarks() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("fixes", partitions: 1)

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Fault injection", .serialized)
 struct FaultInjectionTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func idempotentProducerRetriesProduceErrorsWithoutDuplicatesOrReordering() throws {
         let cluster = try MockCluster(brokerCount: 3)
         try cluster.createTopic("events", partitions: 1, replicationFactor: 3)
@@ -38,7 +38,7 @@ struct FaultInjectionTests {
         #expect(records.map(\.offset) == (0..<Int64(count)).map { $0 })
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func recordsProducedWhileTheBrokerIsDownAreDeliveredWhenItReturns() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("events", partitions: 1)

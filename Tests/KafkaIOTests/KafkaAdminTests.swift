@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Admin", .serialized)
 struct KafkaAdminTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func createsTopicsIdempotentlyAndReportsPartitionCounts() throws {
         let cluster = try MockCluster(brokerCount: 3)
         let admin = try KafkaAdmin(mockCluster: cluster)
@@ -19,7 +19,7 @@ struct KafkaAdminTests {
         #expect(try admin.partitionCounts(["missing"], timeout: .seconds(5)).isEmpty, "looking does not create")
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func theMockDoesNotImplementCreateTopicsOverTheWire() throws {
         // Documents a quirk the runtime must know: against a mock (e.g. `tripstream dev-broker` in another process),
         // the CreateTopics admin request is never answered and times out; topics must come from the mock itself

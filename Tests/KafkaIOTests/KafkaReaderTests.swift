@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Reader", .serialized)
 struct KafkaReaderTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func readsEveryPartitionFromTheBeginningUpToTheHighWatermarkThenFollows() throws {
         let cluster = try MockCluster(brokerCount: 3)
         try cluster.createTopic("geofences", partitions: 3)
@@ -59,7 +59,7 @@ struct KafkaReaderTests {
         try reader.close()
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func restoresOnePartitionFromAnOffsetAndReportsItsEnd() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("changelog", partitions: 2)
@@ -86,7 +86,7 @@ struct KafkaReaderTests {
         #expect(try reader.assignment().isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func endOffsetsAreTheBrokersCurrentEnds() throws {
         let cluster = try MockCluster(brokerCount: 2)
         try cluster.createTopic("inputs", partitions: 3)
@@ -112,7 +112,7 @@ struct KafkaReaderTests {
     /// index timestamps: it answers -1 for any timestamp, so `offsets(at:)` has no offset for the partition, while
     /// the end (timestamp -1) is right. `tripstream replay --since` therefore falls back on a search of record
     /// timestamps when the broker gives no offset; when this test fails, the mock learnt timestamps.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func mockClusterGivesNoOffsetForATimestamp() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("inputs", partitions: 1)

@@ -5,7 +5,7 @@ import Testing
 /// The dev broker answers like Kafka's brokers do, with Nagle's algorithm off: otherwise a second
 /// response in flight waits for the client's delayed ACK, about 40 ms per transactional flush.
 @Suite struct MockClusterSocketTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func connectionsTheMockAcceptsHaveNagleDisabled() throws {
         let cluster = try MockCluster(brokerCount: 1)
         let port = try #require(cluster.bootstrapServers.split(separator: ",").first?.split(separator: ":").last

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Producer and consumer", .serialized)
 struct ProducerConsumerTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func roundTripKeysValuesTombstonesAndHeaders() throws {
         let cluster = try MockCluster(brokerCount: 3)
         try cluster.createTopic("trips", partitions: 2)
@@ -42,7 +42,7 @@ struct ProducerConsumerTests {
         #expect(partition1.map { TestSupport.text($0.value) } == ["v2"])
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func keyedRecordsStayOnOnePartition() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("fixes", partitions: 4)
@@ -62,7 +62,7 @@ struct ProducerConsumerTests {
         #expect(records.map { TestSupport.text($0.value) } == (0..<20).map { "\($0)" })
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func transactionsCommitAndAbort() throws {
         let cluster = try MockCluster(brokerCount: 3)
         try cluster.createTopic("input", partitions: 1)
@@ -117,7 +117,7 @@ struct ProducerConsumerTests {
         #expect(values.last == "after-abort")
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func commitAndCommittedOffsets() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("input", partitions: 2)

@@ -31,7 +31,7 @@ struct StaticMembershipTests {
 
     /// A static member stopped with `close()` sends no LeaveGroup; the same id started again gets the partitions
     /// back. On a real Kafka that happens without a rebalance; on the mock, once the old member's session expired.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func restartedStaticMemberGetsItsPartitionsBack() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("fixes", partitions: 4)
@@ -59,7 +59,7 @@ struct StaticMembershipTests {
     /// without rebalance can be tested here (TripStream's transactional producer, named by the same instance id,
     /// fences a duplicate anyway). Should a newer librdkafka's mock enforce static membership, this fails: then
     /// test the no-rebalance restart here instead.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func mockDoesNotEnforceStaticMembership() throws {
         let cluster = try MockCluster(brokerCount: 1)
         try cluster.createTopic("fixes", partitions: 4)

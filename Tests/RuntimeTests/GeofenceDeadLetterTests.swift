@@ -9,7 +9,7 @@ import Testing
 /// rejects has no input partition, no offset to commit and no second reading in this run. Its dead
 /// letter must still reach the dead-letter topic, whether the record was there before the start or
 /// its transaction was aborted.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct GeofenceDeadLetterTests {
     /// Appends a record the geofence decoder rejects after the fleet's geofences; returns its offset.
     static func appendBadGeofence(_ harness: FakeBrokerHarness) throws -> Int64 {

@@ -200,7 +200,7 @@ struct KafkaRuntimeTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct TopicCheckTests {
     @Test func refusesToStartWhenCoPartitionedTopicsDisagree() throws {
         let cluster = try MockCluster(brokerCount: 1)

@@ -7,7 +7,7 @@ import Testing
 
 /// Poison pills: an output the broker would refuse as too large must not abort every transaction
 /// forever. It is published as a dead letter (with its first bytes) and everything else goes on.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct OversizedOutputTests {
     @Test func anEventOverTheSizeLimitBecomesADeadLetterAndTransactionsGoOn() throws {
         let harness = try KafkaRuntimeHarness(users: 2, geofences: 1, minutes: 1)

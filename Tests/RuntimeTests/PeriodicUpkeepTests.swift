@@ -7,7 +7,7 @@ import Testing
 /// What the driver does beside folding while the service runs: periodic snapshots (imaged at a seal,
 /// written by their own thread, each claiming the changelog end its state covers) and the lag gauge (one request
 /// for every owned partition).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct PeriodicUpkeepTests {
     @Test func periodicSnapshotsClaimTheChangelogEndTheirStateCovers() throws {
         let harness = try FakeBrokerHarness(seed: 31)

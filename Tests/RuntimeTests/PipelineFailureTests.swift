@@ -7,7 +7,7 @@ import Testing
 /// The pipelined runtime on a broker that really aborts, fences and rebalances when told: the
 /// failure paths librdkafka's mock cannot reach. Each ends with what a read_committed consumer
 /// upserting by `_id` must see: the fold of the same inputs, each event published once.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct PipelineFailureTests {
     func assertExactlyOnce(_ harness: FakeBrokerHarness, _ context: String) throws {
         let events = try harness.committedEvents()

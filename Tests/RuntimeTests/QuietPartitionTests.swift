@@ -7,7 +7,7 @@ import Testing
 
 /// Timers fire on a quiet partition: a user inside a geofence gets their dwell event even when
 /// no further input arrives on their partition, once the partition has been idle long enough.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct QuietPartitionTests {
     @Test func aDwellFiresWithoutAnotherInputOnceThePartitionIsIdle() throws {
         let harness = try KafkaRuntimeHarness(users: 1, geofences: 1, minutes: 1)

@@ -4,7 +4,7 @@ import Testing
 
 /// When the open transaction is sealed: a runtime caught up with its inputs does not hold them for
 /// the whole commit interval while the committer has nothing to do.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct SealTimingTests {
     @Test func aCaughtUpRuntimeCommitsAfterAQuarterOfTheIntervalNotAtItsEnd() throws {
         let harness = try FakeBrokerHarness(users: 10, minutes: 5)
