@@ -129,23 +129,29 @@ enum DemoCommand {
 
     /// Reads the events topic as a notification service would (read_committed) and prints them.
     /// Stops once the fleet finished, the service committed every input it published (or, should the
-    /// service be stuck, after 30 s without an event) and no event came for a second.
+    /// service be stuck, after 30 s without an event) and the watcher stood for a second at the end of
+    /// every partition it was given. (Counting quiet seconds before that, a short demo ended while the
+    /// watcher's group was still joining, having printed nothing.)
     static func watchEvents(kafka: KafkaConfiguration, topic: String, show: Set<String>, done: DemoFlag,
                             metrics: RuntimeMetrics, summary: DemoFeedSummary? = nil) throws
     {
         var configuration = kafka
         configuration = configuration.inGroup("demo-notifications")
             .startingAtTheBeginning()  // events published before the group joined count too
-        let consumer = try KafkaConsumer(configuration: configuration)
+        let consumer = try KafkaConsumer(configuration: configuration, enablePartitionEOF: true)
         try consumer.subscribe([topic])
-        var idle = 0.0
+        var idle = 0.0, silent = 0.0
+        var atEnd: Set<Int32> = []
         while !ShutdownSignal.isRequested {
             summary?.printIfDue()
             let records = try consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
+            for end in consumer.takeEndOfPartitions() { atEnd.insert(end.partition) }
             if records.isEmpty {
-                idle += 0.2
+                silent += 0.2
+                let assigned = (try? consumer.assignment()) ?? []
+                if !assigned.isEmpty, assigned.allSatisfy({ atEnd.contains($0.partition) }) { idle += 0.2 }
                 if let published = done.publishedInputs,
-                    idle > 1 && metrics.snapshot.inputsCommitted >= published || idle > 30
+                    idle > 1 && metrics.snapshot.inputsCommitted >= published || silent > 30
                 {
                     break
                 }
@@ -153,7 +159,9 @@ enum DemoCommand {
                 continue
             }
             idle = 0
+            silent = 0
             for record in records {
+                atEnd.remove(record.partition)
                 guard let value = record.value, let decoded = try? EventDecoder.decode(value) else { continue }
                 if let summary {
                     summary.add(decoded.event.type)

@@ -430,35 +430,6 @@ struct HistoryReplayTests {
         #expect(table.count == 1)
     }
 
-    /// Records are cut into the blocks `LineReader` hands out for a plain file of their lines, read in
-    /// the chunks a file replay reads its fixes in.
-    @Test func blocksAreTheLineReadersBatchesOfTheSameLines() throws {
-        var generator = SystemRandomNumberGenerator()
-        let lines = (0..<20_000).map { index in
-            Array(String(repeating: "x", count: Int.random(in: 1...400, using: &generator)).utf8) + Array("\(index)".utf8)
-        }
-        let path = NSTemporaryDirectory() + "tripstream-blocks-\(UUID().uuidString).ndjson"
-        defer { unlink(path) }
-        _ = try NDJSONFile.write(lines, to: path)
-        var expected: [Int] = []
-        let reader = try LineReader(path: path, chunkSize: ReplayJob.fixesBlockBytes)
-        var batch = LineBatch()
-        while try reader.nextBatch(into: &batch) { expected.append(batch.count) }
-        #expect(expected.count > 4)
-
-        let cutter = LineBlockCutter()
-        var blocks: [Int] = []
-        for (index, line) in lines.enumerated() {
-            if cutter.endsBlock(before: line.count) {
-                blocks.append(cutter.lines().count)
-                cutter.removeAll()
-            }
-            line.withUnsafeBytes { cutter.append($0, key: nil, offset: Int64(index), timestamp: 0) }
-        }
-        blocks.append(cutter.lines().count)
-        #expect(blocks == expected)
-    }
-
     /// What the archiver writes reads back: offset, timestamp, key unescaped, value as written (null: nil).
     @Test func archiveLinesReadBack() {
         var buffer: [UInt8] = []

@@ -44,22 +44,44 @@ import Testing
                 try NDJSONFile.write(fixes, to: directory + "/fixes.ndjson"))
     }
 
-    @Test func outputIsByteIdenticalWhateverTheThreadCount() throws {
+    /// The first line that differs between two runs' files, for the failure's message.
+    static func firstDifference(_ files: [Data], _ expected: [Data]) -> String {
+        for (file, other) in zip(files, expected) where file != other {
+            let lines = file.split(separator: UInt8(ascii: "\n")), others = other.split(separator: UInt8(ascii: "\n"))
+            for (number, (line, otherLine)) in zip(lines, others).enumerated() where line != otherLine {
+                return "line \(number + 1): \(String(decoding: line.prefix(600), as: UTF8.self)) against \(String(decoding: otherLine.prefix(600), as: UTF8.self))"
+            }
+            return "\(lines.count) lines against \(others.count)"
+        }
+        return "none"
+    }
+
+    /// Threads and the read block's size decide nothing: late inputs are placed where the fold's policy says
+    /// (`FoldSettings.latePlacementInputs`), so `actualCreatedAt` and `late` are the same bytes too.
+    @Test func outputIsByteIdenticalWhateverTheThreadCountAndReadBlockSize() throws {
         let directory = NSTemporaryDirectory() + "tripstream-threads-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try ReplayJob.makeDirectory(directory)
         let inputs = try Self.writeInputs(in: directory)
-        var outputs: [Int: [Data]] = [:]
-        var summaries: [Int: ReplaySummary] = [:]
-        for threads in [1, 2, 4] {
+        let runs: [(threads: Int, blockBytes: Int)] = [
+            (1, ReplayJob.fixesBlockBytes), (2, ReplayJob.fixesBlockBytes), (4, ReplayJob.fixesBlockBytes),
+            (1, 1 << 20), (2, 64 << 10), (1, 12_345),
+        ]
+        var outputs: [[Data]] = []
+        var summaries: [ReplaySummary] = []
+        // Events a minute behind the stream are late: where a late input is placed shows in their bytes.
+        var settings = FoldSettings()
+        settings.lateLag = 60_000
+        for (index, run) in runs.enumerated() {
             var options = ReplayOptions(geofencesPath: inputs.geofences, commandsPath: inputs.commands,
-                                        fixesPath: inputs.fixes, outputDirectory: directory + "/out-\(threads)",
-                                        settings: FoldSettings())
-            options.threads = threads
-            summaries[threads] = try ReplayJob.run(options)
-            outputs[threads] = try ["events", "eta", "dead-letters"].map {
-                try Data(contentsOf: URL(fileURLWithPath: directory + "/out-\(threads)/\($0).ndjson"))
-            }
+                                        fixesPath: inputs.fixes, outputDirectory: directory + "/out-\(index)",
+                                        settings: settings)
+            options.threads = run.threads
+            options.readBlockBytes = run.blockBytes
+            summaries.append(try ReplayJob.run(options))
+            outputs.append(try ["events", "eta", "dead-letters", "trip-summaries"].map {
+                try Data(contentsOf: URL(fileURLWithPath: directory + "/out-\(index)/\($0).ndjson"))
+            })
         }
         // Several read blocks: each is folded while the next is decoded by the threads done folding.
         let lines = try [inputs.geofences, inputs.commands, inputs.fixes].map {
@@ -67,14 +89,18 @@ import Testing
         }
         let fixBytes = try FileManager.default.attributesOfItem(atPath: inputs.fixes)[.size] as? Int ?? 0
         #expect(fixBytes > 4 << 20, "the fixes span several blocks of the reader")
-        #expect(summaries[1]?.processor.recordsIn == lines.reduce(0, +), "every line of every block is read once")
-        #expect(outputs[1]![0].count > 10_000, "the fleet yields events")
-        #expect(outputs[1]![2].count > 0, "the bad line is dead-lettered")
-        #expect((summaries[1]?.fold.rewinds ?? 0) > 0, "offline buffers are placed late")
-        for threads in [2, 4] {
-            #expect(outputs[threads] == outputs[1], "--threads \(threads) wrote other bytes than --threads 1")
-            #expect(summaries[threads]?.fold == summaries[1]?.fold)
-            #expect(summaries[threads]?.processor == summaries[1]?.processor)
+        #expect(summaries[0].processor.recordsIn == lines.reduce(0, +), "every line of every block is read once")
+        #expect(outputs[0][0].count > 10_000, "the fleet yields events")
+        #expect(outputs[0][2].count > 0, "the bad line is dead-lettered")
+        #expect(summaries[0].fold.rewinds > 0, "offline buffers are placed late")
+        let lateEvents = String(decoding: outputs[0][0], as: UTF8.self).components(separatedBy: "\"late\":true").count - 1
+        #expect(lateEvents > 0, "some events are late: their actualCreatedAt is when their input was placed")
+        for index in runs.indices.dropFirst() {
+            let run = runs[index]
+            #expect(outputs[index] == outputs[0],
+                    "--threads \(run.threads) with \(run.blockBytes)-byte blocks wrote other bytes than --threads 1: \(Self.firstDifference(outputs[index], outputs[0]))")
+            #expect(summaries[index].fold == summaries[0].fold)
+            #expect(summaries[index].processor == summaries[0].processor)
         }
     }
 }

@@ -63,6 +63,14 @@ public struct FoldSettings: Sendable, Equatable {
     public var segmentInputs: Int = 32
     /// Inputs newer than processing time by more than this are `future_timestamp`. Default: 15 min.
     public var maxClockSkew: UnixMillis = 900_000
+    /// When late inputs are placed: a late input is queued, and the queued ones are placed (one refold
+    /// per user) once the partition has had `latePlacementInputs` inputs since the first of them was
+    /// queued, before a timer of their user fires, and when the caller settles (a transaction of `run`,
+    /// the end of a replay). Counted in inputs,
+    /// never in bytes, threads or time, so a replay places them alike whatever its buffers. Changes
+    /// `actualCreatedAt` and `late` of the placed inputs' events, never what a consumer upserts.
+    /// Default: 512.
+    public var latePlacementInputs: Int = 512
 
     public var eta = EtaSettings()
 

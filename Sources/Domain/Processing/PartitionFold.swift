@@ -16,6 +16,8 @@ public struct PartitionFold: Sendable {
     private var freeSlots: [Int32] = []
     /// The context of every fold step, aimed at each in place (`step`); its table is let go by `settle`.
     private var context: FoldContext
+    /// Inputs admitted since the first of the queued late inputs (`FoldSettings.latePlacementInputs`).
+    private var inputsSincePlacement = 0
     /// The newest event time folded in this partition; timers fire on it.
     public private(set) var streamTime: UnixMillis = .min
     public var counters = FoldCounters()
@@ -121,6 +123,13 @@ public struct PartitionFold: Sendable {
             fireDueTimers(geofences: geofences, processingTime: processingTime, events: &events)
         }
         finish(&events, from: first, processingTime: processingTime)
+        // Counted from the first input queued: a buffer of late fixes is placed in one refold per user.
+        if !unsettled.isEmpty {
+            inputsSincePlacement += 1
+            if inputsSincePlacement >= settings.latePlacementInputs {
+                placeQueuedInputs(geofences: geofences, processingTime: processingTime, events: &events)
+            }
+        }
         if invalid {
             return reject(.invalidTransition, "the trip's current status does not allow the status this command asks for")
         }
@@ -139,12 +148,22 @@ public struct PartitionFold: Sendable {
 
     // MARK: - Settling late inputs
 
-    /// Places every queued late input (one refold per user), appending the events to publish. Call
-    /// it after each batch of inputs, before reading states, and before stream time is moved by hand.
+    /// Places every queued late input now (one refold per user), appending the events to publish, and
+    /// ends the batch (`endBatch`). The fold places them by itself as `FoldSettings.latePlacementInputs`
+    /// says; call it before reading or persisting states, and at the end of the inputs.
     public mutating func settle(geofences: GeofenceTable, processingTime: UnixMillis, events: inout [Event]) {
-        // The batch's end: the table may change before the next one, and a context kept would hold
-        // the old table, whose next change would then copy it whole.
-        defer { context.letGoOfGeofences() }
+        placeQueuedInputs(geofences: geofences, processingTime: processingTime, events: &events)
+        endBatch()
+    }
+
+    /// Ends a batch of inputs without placing the late ones: the table may change before the next
+    /// batch, and a context kept would hold the old table, whose next change would then copy it whole.
+    public mutating func endBatch() { context.letGoOfGeofences() }
+
+    private mutating func placeQueuedInputs(geofences: GeofenceTable, processingTime: UnixMillis,
+                                            events: inout [Event])
+    {
+        inputsSincePlacement = 0
         guard !unsettled.isEmpty else { return }
         let first = events.count
         let slots = unsettled

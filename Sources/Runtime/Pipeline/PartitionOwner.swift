@@ -2,14 +2,19 @@ import Codec
 import Domain
 import KafkaIO
 
-/// One owned input partition: its merge of fixes and commands, its fold, and what the fold produced
-/// since the partition's last seal into a transaction.
+/// One owned input partition: its merge of fixes and commands, its ``PartitionEngine`` (the one every
+/// replay drives too), and what the engine produced since the partition's last seal into a transaction.
 ///
 /// A class confined to one thread at a time: the driver between fold rounds, one fold thread during
 /// a round (`FoldThreads` hands each partition to exactly one thread).
 final class PartitionOwner: @unchecked Sendable {
     let partition: Int32
-    var processor: InputProcessor
+    var engine: PartitionEngine
+    /// The engine's processor (its fold and counters), in place.
+    var processor: InputProcessor {
+        _read { yield engine.processor }
+        _modify { yield &engine.processor }
+    }
     var merge: StreamMerge
     /// Outputs of the inputs folded since the last seal.
     var output = OutputBatch(newlineSeparated: false)
@@ -50,10 +55,10 @@ final class PartitionOwner: @unchecked Sendable {
         self.partition = partition
         self.history = history
         hasCheckpoint = checkpoint != nil
-        processor = InputProcessor(settings: settings, history: history)
+        engine = PartitionEngine(processor: InputProcessor(settings: settings, history: history))
         locationsOffset = checkpoint?.locationsOffset ?? 0
         commandsOffset = checkpoint?.commandsOffset ?? 0
-        if let streamTime = checkpoint?.streamTime { processor.fold.restoreStreamTime(streamTime) }
+        if let streamTime = checkpoint?.streamTime { engine.processor.fold.restoreStreamTime(streamTime) }
         merge = StreamMerge(fixesFrom: locationsOffset, commandsFrom: commandsOffset, mergeWait: mergeWait,
                             now: monotonic)
         lastInputAt = now
@@ -73,38 +78,40 @@ final class PartitionOwner: @unchecked Sendable {
     func take(fix record: ConsumedRecord, round: UInt64) { merge.take(fix: record, round: round) }
     func take(command record: ConsumedRecord, round: UInt64) { merge.take(command: record, round: round) }
 
-    /// Folds every pending input whose turn has come, then places this round's late inputs.
+    /// Folds every pending input whose turn has come.
     /// - Parameters:
     ///   - now: processing time (ms since 1970); `monotonic`: seconds, for the merge's wait clock.
     ///   - drain: fold everything fetched (shutting down).
     func foldReady(geofences: GeofenceTable, now: UnixMillis, monotonic: Double, drain: Bool = false,
                    source: Topics)
     {
+        var table = geofences  // the engine's to move along (a replay's timeline); run's never changes here
         merge.takeReady(now: monotonic, drain: drain) { input, stream in
             switch stream {
             case .commands:
                 commandsOffset = input.offset + 1
                 foldedCommands += 1
-                fold(input, topic: source.tripCommands, geofences: geofences, now: now)
+                fold(input, topic: source.tripCommands, geofences: &table, now: now)
             case .fixes:
                 locationsOffset = input.offset + 1
                 foldedFixes += 1
-                fold(input, topic: source.locations, geofences: geofences, now: now)
+                fold(input, topic: source.locations, geofences: &table, now: now)
             }
         }
-        // Late inputs of this round are placed together: one refold per user, however many arrived.
-        processor.settle(geofences: geofences, processingTime: now, into: &output)
+        // Late inputs stay queued until the fold's policy places them (`FoldSettings.latePlacementInputs`)
+        // or the seal does: a poll round's size, a matter of timing, decides nothing.
+        engine.endBatch()
     }
 
-    private func fold(_ input: PendingInput, topic: String, geofences: GeofenceTable, now: UnixMillis) {
+    private func fold(_ input: PendingInput, topic: String, geofences: inout GeofenceTable, now: UnixMillis) {
         if input.timestamp >= 0 { uncommittedTimestamps.append(input.timestamp) }
         unsealedInputs += 1
         lastInputAt = now
         input.value.withUnsafeBytes { value in
-            processor.process(
-                input.decoded, key: input.key, value: value,
-                source: RecordSource(topic: topic, partition: partition, offset: input.offset),
-                geofences: geofences, processingTime: now, recordTime: input.timestamp, into: &output)
+            let record = PartitionEngine.Record(
+                key: input.key, value: value, source: RecordSource(topic: topic, partition: partition, offset: input.offset),
+                timestamp: input.timestamp)
+            engine.fold(input.decoded, record, geofences: &geofences, processingTime: now, into: &output)
         }
         dirty = true
     }

@@ -24,13 +24,16 @@ public struct InputProcessor: Sendable {
         events.reserveCapacity(64)
     }
 
-    /// Places the late inputs queued since the last call (one refold per user), at the end of a batch.
+    /// Places the late inputs queued now (one refold per user): before states are persisted, and at the end.
     public mutating func settle(geofences: GeofenceTable, processingTime: UnixMillis?, into output: inout OutputBatch) {
         // Called even with nothing to place: it also ends the fold's batch (see `PartitionFold.settle`).
         let now = processingTime ?? fold.streamTime
         fold.settle(geofences: geofences, processingTime: now, events: &events)
         emitEvents(now: now, into: &output)
     }
+
+    /// Ends a batch of inputs, leaving late inputs queued (`PartitionFold.endBatch`).
+    public mutating func endBatch() { fold.endBatch() }
 
     /// Decodes and folds one fix record.
     /// - Parameter processingTime: nil in a file replay: the stream time is used instead, which

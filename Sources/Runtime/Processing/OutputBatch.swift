@@ -30,6 +30,26 @@ public struct OutputBatch: Sendable {
         tripSummaries.append(contentsOf: other.tripSummaries)
     }
 
+    /// A place in a batch: the records of each topic before it.
+    public struct Mark: Sendable, Equatable {
+        public var events = 0, eta = 0, deadLetters = 0, users = 0, tripSummaries = 0
+    }
+
+    /// The end of what the batch holds now.
+    public var mark: Mark {
+        Mark(events: events.count, eta: eta.count, deadLetters: deadLetters.count, users: users.count,
+             tripSummaries: tripSummaries.count)
+    }
+
+    /// Moves the records from `mark` on to the end of `other`, topic by topic.
+    public mutating func moveRecords(from mark: Mark, to other: inout OutputBatch) {
+        events.moveRecords(from: mark.events, to: &other.events)
+        eta.moveRecords(from: mark.eta, to: &other.eta)
+        deadLetters.moveRecords(from: mark.deadLetters, to: &other.deadLetters)
+        users.moveRecords(from: mark.users, to: &other.users)
+        tripSummaries.moveRecords(from: mark.tripSummaries, to: &other.tripSummaries)
+    }
+
     public mutating func removeAll() {
         events.removeAll()
         eta.removeAll()

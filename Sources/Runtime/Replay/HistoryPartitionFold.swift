@@ -10,9 +10,9 @@ enum HistoryGeofences {
 
 /// The fold of one Kafka partition of a replay of history, exactly as `tripstream replay --partitions 1` folds a
 /// file holding the partition's records in offset order: the same ``ReplayPartition`` (commands in event-time
-/// order before the first fix not older, the clock guard, late inputs placed after each block), and blocks cut
-/// where a plain file of the records' lines would be cut by its reader (``LineBlockCutter``). Record keys are
-/// checked against userIds as `run` checks them (a file has none).
+/// order before the first fix not older, the clock guard, late inputs placed by the fold's policy), fed in blocks
+/// of ``RecordBlock`` whose size decides nothing. Record keys are checked against userIds as `run` checks them
+/// (a file has none).
 ///
 /// It holds nothing of a partition between calls (its properties are immutable, `progress` is locked), so threads
 /// may fold different partitions with one value.
@@ -30,6 +30,8 @@ struct HistoryPartitionFold {
     let commandsTopic: String
     /// Where each partition's history store goes while it is folded (`partition-N`, removed after).
     let historyDirectory: String
+    /// Bytes of records per block folded (`RecordBlock`).
+    var blockBytes = ReplayJob.fixesBlockBytes
     let progress: FoldProgress
 
     /// Folds `partition`'s records read from `source`, handing each block's outputs to `write` in order: the
@@ -54,9 +56,9 @@ struct HistoryPartitionFold {
         }
         var decoder = InputProcessor(settings: settings)
         var decoderOutput = OutputBatch(newlineSeparated: true)
-        fold.commands = try commands(of: partition, source: source, processor: &decoder, output: &decoderOutput)
+        fold.engine.schedule(try commands(of: partition, source: source, processor: &decoder, output: &decoderOutput))
         try write(&decoderOutput)
-        let cutter = LineBlockCutter()
+        let cutter = RecordBlock(blockBytes: blockBytes)
         func foldBlock() throws {
             fold.fold(cutter.lines())
             cutter.removeAll()
@@ -87,19 +89,19 @@ struct HistoryPartitionFold {
     /// A partition's trip commands of the range, decoded (bad ones dead-lettered), in event-time order (the
     /// offsets' order among equal times), as a file replay orders a commands file.
     private func commands(of partition: Int32, source: any ReplayRecordSource, processor: inout InputProcessor,
-                          output: inout OutputBatch) throws -> [ReplayJob.PendingCommand]
+                          output: inout OutputBatch) throws -> [PartitionEngine.ScheduledCommand]
     {
-        var commands: [ReplayJob.PendingCommand] = []
+        var commands: [PartitionEngine.ScheduledCommand] = []
         try source.forEachRecord(.commands, partition: partition) { offset, timestamp, key, value in
             let origin = RecordSource(topic: commandsTopic, partition: partition, offset: offset)
             if let command = processor.decodeCommand(key: key, value: value, source: origin, processingTime: nil,
                                                      into: &output)
             {
                 // Decoded, so not a null value.
-                commands.append(ReplayJob.PendingCommand(command: command, bytes: Array(value!), line: Int(offset),
-                                                         timestamp: timestamp, key: key))
+                commands.append(PartitionEngine.ScheduledCommand(command: command, bytes: Array(value!), source: origin,
+                                                                 timestamp: timestamp, key: key))
             }
         }
-        return ReplayJob.PendingCommand.inEventTimeOrder(commands)
+        return PartitionEngine.ScheduledCommand.inEventTimeOrder(commands)
     }
 }

@@ -70,6 +70,7 @@ public enum HistoryReplayJob {
         let total = partitions.reduce(Int64(0)) { $0 + source.recordEstimate(.fixes, partition: $1) }
         let fold = HistoryPartitionFold(settings: options.settings, geofences: geofences,
                                         commandsTopic: options.topics.tripCommands, historyDirectory: historyDirectory,
+                                        blockBytes: options.blockBytes,
                                         progress: FoldProgress(total: total, report: progress))
         let threads = max(1, min(options.threads, partitions.count))
         let totals = threads == 1

@@ -36,6 +36,9 @@ public struct HistoryReplayOptions: Sendable {
     /// A geofences file whose table replaces the geofences topic's for the whole run (the what-if; the topic is
     /// then not read); nil: the topic's table as of each record's timestamp.
     public var geofencesPath: String?
+    /// Bytes of a partition's records gathered into a block before it is folded (`RecordBlock`); the outputs do
+    /// not depend on it.
+    public var blockBytes = ReplayJob.fixesBlockBytes
     /// Threads the partitions are folded on (each partition on one); the outputs do not depend on it. Default: the
     /// cores available to the process.
     public var threads = ReplayOptions.availableCores

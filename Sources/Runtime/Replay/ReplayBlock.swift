@@ -22,6 +22,12 @@ final class ReplayBlock: @unchecked Sendable {
         (0..<partitioner.partitions).map { partition in chunks.reduce(0) { $0 + $1.byPartition[partition].count } }
     }
 
+    /// The number of the block's last line, too-long lines included (0 for an empty block): every later
+    /// line of the file has a greater one.
+    var lastLineNumber: Int {
+        max(batch.last?.number ?? 0, batch.linesTooLong.last?.lineNumber ?? 0)
+    }
+
     /// The block's pieces, to be taken one at a time by the threads that decode them.
     func pieceQueue() -> PartitionQueue { PartitionQueue(weights: Array(repeating: 1, count: chunks.count)) }
 

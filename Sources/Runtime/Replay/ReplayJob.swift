@@ -11,8 +11,9 @@ import Glibc
 /// The fixes file's order is its arrival order. Each command is delivered before the first fix that
 /// is not older than it, in event-time order whatever its place in the commands file, as the service
 /// merges a partition's two streams: a command never waits behind another user's newer one. Late
-/// inputs are placed after each batch of lines, as the service does after each poll. Processing
-/// time is the stream time, so two runs over the same files write byte-identical outputs.
+/// inputs are placed where the fold's policy says (`FoldSettings.latePlacementInputs`), as in the
+/// service. Processing time is the stream time, so two runs over the same files write byte-identical
+/// outputs, whatever the read block's size or the number of threads.
 ///
 /// Users are split over `ReplayOptions.partitions` partitions by Kafka's default partitioner, each
 /// with its own fold and stream time as a partition of `tripstream run` has, and the partitions
@@ -23,23 +24,6 @@ public enum ReplayJob {
     public static let fixesTopic = Topics().locations
     public static let commandsTopic = Topics().tripCommands
     public static let geofencesTopic = Topics().geofences
-
-    /// A command waiting for its turn: decoded, with its original bytes for a dead letter.
-    struct PendingCommand {
-        var command: TripCommand
-        var bytes: [UInt8]
-        var line: Int
-        /// The record's Kafka timestamp (ms); unused for files.
-        var timestamp: Int64 = .min
-        /// The record's key; nil for files.
-        var key: [UInt8]? = nil
-
-        /// `commands` in event-time order, keeping their arrival order among equal times (a stable
-        /// sort): how a replay orders a commands file or a partition's commands before merging them.
-        static func inEventTimeOrder(_ commands: [PendingCommand]) -> [PendingCommand] {
-            commands.stablySorted { $0.command.createdAt < $1.command.createdAt }
-        }
-    }
 
     /// - Parameter progress: called after each chunk of fixes with the fixes file's read progress.
     public static func run(_ options: ReplayOptions, progress: (ReadProgress) -> Void = { _ in }) throws -> ReplaySummary {
@@ -64,7 +48,7 @@ public enum ReplayJob {
 
         // The reader keeps the batch being folded while the next is decoded and the one after is read.
         // It reads the first while the geofences and the commands load.
-        let reader = try LineReadAhead(path: options.fixesPath, chunkSize: fixesBlockBytes, batchesKept: 1,
+        let reader = try LineReadAhead(path: options.fixesPath, chunkSize: options.readBlockBytes, batchesKept: 1,
                                        readingAtOnce: true)
         defer { reader.stop() }
 
@@ -87,7 +71,7 @@ public enum ReplayJob {
         var loader = InputProcessor(settings: options.settings)
         loader.sourceFiles = options.sourceFiles
         let geofences: GeofenceTable
-        var commands: [PendingCommand] = []
+        var commands: [PartitionEngine.ScheduledCommand] = []
         do {
             var loaderOutput = OutputBatch(newlineSeparated: true)
             geofences = try GeofenceFileLoad.load(options.geofencesPath, processor: &loader, output: &loaderOutput,
@@ -101,10 +85,11 @@ public enum ReplayJob {
                     if let command = processor.decodeCommand(key: nil, value: bytes, source: source,
                                                              processingTime: nil, into: &output)
                     {
-                        commands.append(PendingCommand(command: command, bytes: Array(bytes), line: line))
+                        commands.append(PartitionEngine.ScheduledCommand(command: command, bytes: Array(bytes),
+                                                                         source: source))
                     }
                 }
-                commands = PendingCommand.inEventTimeOrder(commands)
+                commands = PartitionEngine.ScheduledCommand.inEventTimeOrder(commands)
             }
             try write(&loaderOutput)
             try setup.wait()
@@ -122,16 +107,20 @@ public enum ReplayJob {
             rmdir(historyDirectory)
         }
         // Users split over partitions as the service's topics split them; partitions over threads.
-        // Each partition's outputs of a block are written in partition order, so the files are the
-        // same whatever the number of threads.
+        // The outputs are written section after section of the fixes file, each section's partition
+        // after partition (`OutputSections`), so the files are the same whatever the number of threads
+        // and the size of the blocks.
         let partitioner = KeyPartitioner(partitions: options.partitions)
         let partitions = histories.stores.enumerated().map { index, history in
             ReplayPartition(index: index, settings: options.settings, history: history, geofences: geofences,
                             fragments: fragments)
         }
         for partition in partitions { partition.processor.sourceFiles = options.sourceFiles }
-        for pending in commands { partitions[partitioner.partition(ofUser: pending.command.userId)].commands.append(pending) }
+        var commandsByPartition = Array(repeating: [PartitionEngine.ScheduledCommand](), count: partitions.count)
+        for pending in commands { commandsByPartition[partitioner.partition(ofUser: pending.command.userId)].append(pending) }
         commands = []
+        for (partition, scheduled) in zip(partitions, commandsByPartition) { partition.engine.schedule(scheduled) }
+        for partition in partitions { partition.sections = OutputSections() }
 
         let threads = ForkJoinThreads(count: max(1, min(options.threads, options.partitions)))
         defer { threads.stop() }
@@ -144,8 +133,27 @@ public enum ReplayJob {
         let writer = SerialJobThread(name: "tripstream-replay-writer")
         defer { writer.stop() }
         let written = WrittenOutputs(count: partitions.count)
-        /// Runs `body` on every partition, and once a thread finds none left, the pieces of `next` to decode.
-        func foldInParallel(weights: [Int], decoding next: ReplayBlock? = nil,
+        /// Writes the complete sections of the block's outputs, in order, each partition after partition.
+        func writeSections() throws {
+            var pieces: [(partition: Int, piece: OutputSections.Piece)] = []
+            for (partition, list) in written.pieces.enumerated() {
+                for piece in list where piece.from != piece.to { pieces.append((partition, piece)) }
+            }
+            pieces.sort { ($0.piece.section, $0.partition) < ($1.piece.section, $1.partition) }
+            for (partition, piece) in pieces {
+                let batch = written.batches[partition]
+                try writeRecords(of: batch.events, from: piece.from.events, to: piece.to.events, to: events)
+                try writeRecords(of: batch.eta, from: piece.from.eta, to: piece.to.eta, to: eta)
+                try writeRecords(of: batch.deadLetters, from: piece.from.deadLetters, to: piece.to.deadLetters,
+                                 to: deadLetters)
+                try writeRecords(of: batch.tripSummaries, from: piece.from.tripSummaries, to: piece.to.tripSummaries,
+                                 to: tripSummaries)
+            }
+            for index in written.batches.indices { written.batches[index].removeAll() }
+        }
+        /// Runs `body` on every partition, and once a thread finds none left, the pieces of `next` to decode;
+        /// then writes the sections before `open` (those with no line left to fold).
+        func foldInParallel(weights: [Int], decoding next: ReplayBlock? = nil, completeBefore open: Int,
                             _ body: @escaping @Sendable (ReplayPartition) -> Void) throws
         {
             let queue = PartitionQueue(weights: weights), pieces = next?.pieceQueue()
@@ -157,10 +165,15 @@ public enum ReplayJob {
                 if let failure = partition.failure { throw ReplayError.historyStore("\(failure)") }
             }
             try writer.wait()
-            for partition in partitions { swap(&partition.output, &written.batches[partition.index]) }
-            try writer.submit {
-                for index in written.batches.indices { try write(&written.batches[index]) }
+            for partition in partitions {
+                let index = partition.index
+                swap(&partition.output, &written.batches[index])
+                // What belongs to a section still open goes back to the partition, ahead of its next outputs.
+                let (complete, rest) = partition.sections!.split(before: open, end: written.batches[index].mark)
+                written.batches[index].moveRecords(from: rest, to: &partition.output)
+                written.pieces[index] = complete
             }
+            try writer.submit(writeSections)
         }
 
         if try reader.nextBatch(into: &folding.batch) {
@@ -168,16 +181,16 @@ public enum ReplayJob {
             threads.run { [folding] _ in folding.decodePieces(from: pieces) }
             var more = try reader.nextBatch(into: &decoding.batch)
             while true {
-                try foldInParallel(weights: folding.linesByPartition, decoding: more ? decoding : nil) {
-                    [folding] in $0.fold(folding.chunks)
-                }
+                let open = (folding.lastLineNumber + 1) / OutputSections.linesPerSection
+                try foldInParallel(weights: folding.linesByPartition, decoding: more ? decoding : nil,
+                                   completeBefore: open) { [folding] in $0.fold(folding.chunks) }
                 progress(reader.progress)
                 guard more else { break }
                 swap(&folding, &decoding)
                 more = try reader.nextBatch(into: &decoding.batch)
             }
         }
-        try foldInParallel(weights: partitions.map(\.commandsLeft)) { $0.finish() }
+        try foldInParallel(weights: partitions.map(\.commandsLeft), completeBefore: .max) { $0.finish() }
         try writer.wait()
         for writer in writers { try writer.close() }
         try outputs.publish()
@@ -197,6 +210,13 @@ public enum ReplayJob {
         summary.geofences = geofences.count
         summary.seconds = WallClock.monotonic() - started
         return summary
+    }
+
+    /// Writes records `from..<to` of `buffer` (their values) to `writer`.
+    static func writeRecords(of buffer: RecordBuffer, from: Int, to: Int, to writer: FileWriter) throws {
+        guard from < to else { return }
+        let start = buffer.valueOffset(ofRecord: from), end = buffer.valueOffset(ofRecord: to)
+        try buffer.values.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
     }
 
     /// Opens a temporary output file (a `StagedOutputs` name). A leftover of a run killed before it could
@@ -224,9 +244,8 @@ public enum ReplayJob {
     /// blocks held over a gigabyte of them, ever in fresh pages: 256 KiB blocks halved the memory and
     /// the page faults and made that replay 23% faster, the sparse bench no slower; the dense city at
     /// 10,000 may lose a few percent on 2 threads (more joins, fewer fixes per partition and block).
-    /// Late inputs are placed after each block, so it decides processing times, not what a consumer
-    /// upserts.
-    static let fixesBlockBytes = 256 << 10
+    /// It decides nothing of the output (`ReplayOptions.readBlockBytes`).
+    public static let fixesBlockBytes = 256 << 10
 
     /// Pieces of a block per fold thread: small enough that the threads done folding share the next
     /// block's decoding evenly.

@@ -19,6 +19,8 @@ public struct ReplayOptions: Sendable {
     /// Threads the partitions are folded on (each partition on one thread); the output does not
     /// depend on it. Default: the cores available to the process.
     public var threads = ReplayOptions.availableCores
+    /// Bytes of the fixes file read and folded as one block; the output does not depend on it.
+    public var readBlockBytes = ReplayJob.fixesBlockBytes
     /// Where to write the fleet ETA model learned from the replayed inputs (`--eta-model-out`,
     /// `schemas/eta-model.md`), the loaded `settings.eta.fleetModel` included; nil: none.
     public var etaModelOutPath: String? {

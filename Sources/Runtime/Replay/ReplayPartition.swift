@@ -2,9 +2,10 @@ import Codec
 import Domain
 import LZ4IO
 
-/// One partition of a replay: the users whose userId hashes to it, with everything one partition
-/// of `tripstream run` has: its own processor (fold, stream time, timers), history store, clock
-/// guard and trip commands, and the outputs of the current block.
+/// One partition of a replay: the users whose userId hashes to it, folded by the ``PartitionEngine`` every
+/// partition of `tripstream run` has too (fold, stream time, timers, clock guard, trip commands), with its
+/// history store and the outputs of the current block. This driver adds what is a replay's own: blocks of
+/// lines folded with a look-ahead (prefetch), and the history committed after each block.
 ///
 /// Its geofence table is either fixed (a file replay: every geofence before any fix) or follows a
 /// ``GeofenceTimeline`` as the inputs' record timestamps pass its changes (a replay of topics or archives).
@@ -17,19 +18,17 @@ final class ReplayPartition: @unchecked Sendable {
     let index: Int
     /// The Kafka partition named in dead letters (0 for files, whose offsets are line numbers).
     let sourcePartition: Int32
-    @exclusivity(unchecked) var processor: InputProcessor
+    @exclusivity(unchecked) var engine: PartitionEngine
     @exclusivity(unchecked) var output = OutputBatch(newlineSeparated: true)
+    /// Where each section of the fixes file starts in `output`, when the files are written in sections
+    /// (a file replay's `OutputSections`); nil: the driver writes `output` as it is.
+    @exclusivity(unchecked) var sections: OutputSections?
     let history: RocksHistoryStore
-    @exclusivity(unchecked) private var clock: ClockGuard
-    /// This partition's trip commands, in event-time order.
-    @exclusivity(unchecked) var commands: [ReplayJob.PendingCommand] = []
-    @exclusivity(unchecked) private var nextCommand = 0
     /// The first failure of the history store, reported by the calling thread after the join.
     private(set) var failure: String?
 
     /// Moved out while this partition folds (`withGeofences`).
     @exclusivity(unchecked) private var geofences: GeofenceTable?
-    @exclusivity(unchecked) private var timeline: GeofenceTimeline.Cursor?
 
     /// - Parameter fragments: the fixed table's geofence JSON, shared by the partitions (nil: encoded
     ///   by this partition as events need them).
@@ -40,14 +39,20 @@ final class ReplayPartition: @unchecked Sendable {
         self.sourcePartition = sourcePartition
         self.history = history
         self.geofences = geofences
-        self.timeline = timeline
-        processor = InputProcessor(settings: settings, history: history,
-                                   geofenceFragments: fragments ?? GeofenceFragments())
-        clock = ClockGuard(skew: settings.maxClockSkew)
+        engine = PartitionEngine(
+            processor: InputProcessor(settings: settings, history: history,
+                                      geofenceFragments: fragments ?? GeofenceFragments()),
+            timeline: timeline)
+    }
+
+    /// The partition's processor (its fold and counters).
+    var processor: InputProcessor {
+        _read { yield engine.processor }
+        _modify { yield &engine.processor }
     }
 
     /// Folds this partition's lines of a block, in file order (each chunk's, chunk after chunk),
-    /// then places the late inputs and commits the history, as the service does after each poll.
+    /// then commits the history.
     func fold(_ chunks: [DecodedChunk]) {
         withGeofences { geofences in
             // The look-ahead runs on into the next chunk's lines: a chunk holds a hundred or so of
@@ -56,15 +61,15 @@ final class ReplayPartition: @unchecked Sendable {
             for (position, lines) in lists.enumerated() {
                 fold(lines, following: position + 1 < lists.count ? lists[position + 1] : [], geofences: &geofences)
             }
-            flush(geofences: geofences)
+            endBlock()
         }
     }
 
-    /// Folds one block of this partition's lines, in order, then settles as after a block of a file.
+    /// Folds one block of this partition's lines, in order.
     func fold(_ lines: [ReplayLine]) {
         withGeofences { geofences in
             fold(lines, following: [], geofences: &geofences)
-            flush(geofences: geofences)
+            endBlock()
         }
     }
 
@@ -104,15 +109,35 @@ final class ReplayPartition: @unchecked Sendable {
             return
         }
         guard let ahead else { return }
-        processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences, stage: stage)
+        engine.processor.prefetch(userHash: ahead.userHash, location: ahead.location, geofences: geofences,
+                                  stage: stage)
     }
 
-    /// The end of the input: folds what the clock guard still holds and the commands left.
+    /// Folds the line at `line` (an element of the block's lines, read in place).
+    private func fold(_ line: UnsafePointer<ReplayLine>, geofences: inout GeofenceTable) {
+        sections?.enter(line: line.pointee.number, at: output.mark)
+        let record = PartitionEngine.Record(
+            key: line.pointee.key, value: line.pointee.bytes,
+            source: RecordSource(topic: ReplayJob.fixesTopic, partition: sourcePartition,
+                                 offset: Int64(line.pointee.number)),
+            timestamp: line.pointee.timestamp)
+        switch line.pointee.content {
+        case let .tooLong(long):
+            ReplayJob.rejectLong(long, topic: ReplayJob.fixesTopic, processor: &engine.processor, output: &output)
+        case let .invalid(error):
+            engine.fold(.invalid(error), record, geofences: &geofences, processingTime: nil, into: &output)
+        case let .fix(fix):
+            engine.fold(fix, record, geofences: &geofences, processingTime: nil, into: &output)
+        }
+    }
+
+    /// The end of the input: the engine decides what its clock guard holds, folds the commands left and
+    /// places the late inputs.
     func finish() {
         withGeofences { geofences in
-            decideHeld(geofences: &geofences)
-            deliverCommands(upTo: .max, geofences: &geofences)
-            flush(geofences: geofences)
+            sections?.enter(section: OutputSections.end, at: output.mark)
+            engine.finish(geofences: &geofences, processingTime: nil, into: &output)
+            commitHistory()
         }
     }
 
@@ -125,131 +150,20 @@ final class ReplayPartition: @unchecked Sendable {
         geofences = consume table
     }
 
-    /// When the next command is due, nil when none is left. Asked before every fix: read in place,
-    /// as `commands[nextCommand].command.createdAt` would copy the whole command out first.
-    private var nextCommandTime: UnixMillis? {
-        commands.withUnsafeBufferPointer { $0.indices.contains(nextCommand) ? $0[nextCommand].command.createdAt : nil }
-    }
-
-    /// Commands not delivered yet (the work `finish` has left).
-    var commandsLeft: Int { commands.count - nextCommand }
+    /// Commands not folded yet (the work `finish` has left).
+    var commandsLeft: Int { engine.scheduledLeft }
 
     /// Geofences in the table now.
     var geofenceCount: Int { geofences?.count ?? 0 }
 
-    /// Moves the geofence table to the moment of an input with record timestamp `timestamp`.
-    private func advanceGeofences(to timestamp: Int64, _ geofences: inout GeofenceTable) {
-        timeline?.advance(to: timestamp, table: &geofences)
+    /// The end of a block: late inputs stay queued (where they are placed is the fold's policy,
+    /// `FoldSettings.latePlacementInputs`, whatever the blocks), and the history is committed.
+    private func endBlock() {
+        engine.endBatch()
+        commitHistory()
     }
 
-    /// Folds the line at `line` (an element of the block's lines, read in place).
-    private func fold(_ line: UnsafePointer<ReplayLine>, geofences: inout GeofenceTable) {
-        let source = RecordSource(topic: ReplayJob.fixesTopic, partition: sourcePartition,
-                                  offset: Int64(line.pointee.number))
-        advanceGeofences(to: line.pointee.timestamp, &geofences)
-        switch line.pointee.content {
-        case let .tooLong(long):
-            ReplayJob.rejectLong(long, topic: ReplayJob.fixesTopic, processor: &processor, output: &output)
-        case let .invalid(error):
-            processor.process(.invalid(error), key: line.pointee.key, value: line.pointee.bytes, source: source,
-                              geofences: geofences, processingTime: nil, into: &output)
-        case let .fix(fix):
-            processor.counters.recordsIn += 1
-            // A record with a Kafka timestamp (the topics, an archive) is judged by it, as `run` judges it;
-            // a file line has none: the clock guard judges it against the stream.
-            if processor.rejectIfAhead(fix.createdAt, of: line.pointee.timestamp, key: line.pointee.key,
-                                       value: line.pointee.bytes, source: source, processingTime: nil, into: &output)
-            {
-                return
-            }
-            judging: while true {
-                switch clock.judge(fix, streamTime: processor.fold.streamTime) {
-                case .fold: break judging
-                case .hold:
-                    clock.hold(fix, bytes: line.pointee.bytes, source: source, key: line.pointee.key)
-                    return
-                case .confirm:
-                    let confirmed = clock.takeHeld(caughtUpWith: fix.createdAt)
-                    guard !confirmed.isEmpty else {
-                        clock.hold(fix, bytes: line.pointee.bytes, source: source, key: line.pointee.key)
-                        return
-                    }
-                    fold(confirmed, geofences: &geofences)
-                    break judging
-                case .refute: rejectHeld()
-                }
-            }
-            deliverCommands(upTo: fix.createdAt, geofences: &geofences)
-            processor.process(fix, key: line.pointee.key, value: line.pointee.bytes, source: source,
-                              geofences: geofences, processingTime: nil, into: &output)
-            if clock.isHolding {
-                // The stream may have caught up with held fixes: within the skew they are ahead no more.
-                fold(clock.takeHeld(caughtUpWith: processor.fold.streamTime), geofences: &geofences)
-            }
-        }
-    }
-
-    /// Delivers each command before the first fix of this partition that is not older than it.
-    private func deliverCommands(upTo time: UnixMillis, geofences: inout GeofenceTable) {
-        while let due = nextCommandTime, due <= time {
-            let pending = commands[nextCommand]
-            advanceGeofences(to: pending.timestamp, &geofences)
-            let ahead = pending.bytes.withUnsafeBytes { bytes in
-                processor.rejectIfAhead(pending.command.createdAt, of: pending.timestamp, key: pending.key, value: bytes,
-                                        source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,
-                                                             offset: Int64(pending.line)),
-                                        processingTime: nil, into: &output)
-            }
-            if ahead {
-                nextCommand += 1
-                continue
-            }
-            pending.bytes.withUnsafeBytes { bytes in
-                processor.process(pending.command, key: pending.key, value: bytes,
-                                  source: RecordSource(topic: ReplayJob.commandsTopic, partition: sourcePartition,
-                                                       offset: Int64(pending.line)),
-                                  geofences: geofences, processingTime: nil, into: &output)
-            }
-            nextCommand += 1
-        }
-    }
-
-    /// The end of the input: what is still held is a wrong clock if the stream went on without it,
-    /// a lone user's gap otherwise.
-    private func decideHeld(geofences: inout GeofenceTable) {
-        if clock.contradicted {
-            rejectHeld()
-        } else {
-            fold(clock.takeHeld(), geofences: &geofences)
-        }
-    }
-
-    /// Folds fixes released from the clock guard, in the order they came.
-    private func fold(_ released: [ClockGuard.Held], geofences: inout GeofenceTable) {
-        for held in released {
-            deliverCommands(upTo: held.fix.createdAt, geofences: &geofences)
-            held.bytes.withUnsafeBytes { bytes in
-                processor.process(held.fix, key: held.key, value: bytes, source: held.source, geofences: geofences,
-                                  processingTime: nil, into: &output)
-            }
-        }
-    }
-
-    private func rejectHeld() {
-        let streamTime = processor.fold.streamTime
-        for held in clock.takeHeld() {
-            let ahead = (held.fix.createdAt - streamTime) / 1000
-            held.bytes.withUnsafeBytes { bytes in
-                processor.reject(
-                    .futureTimestamp,
-                    "createdAt is \(ahead) s ahead of the stream, which other users' fixes did not follow (a wrong device clock)",
-                    key: held.key, value: bytes, source: held.source, processingTime: nil, into: &output)
-            }
-        }
-    }
-
-    private func flush(geofences: GeofenceTable) {
-        processor.settle(geofences: geofences, processingTime: nil, into: &output)
+    private func commitHistory() {
         do {
             try history.commit()
         } catch {

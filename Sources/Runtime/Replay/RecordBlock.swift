@@ -1,25 +1,21 @@
 import Codec
 
-/// Gathers records of one partition into the blocks a file replay would fold: a plain file of their lines, read
-/// by `LineReader` in chunks of `ReplayJob.fixesBlockBytes`, hands out each chunk's complete lines as a block,
-/// so a line belongs to the block of the chunk holding its newline (the first block has two chunks: the
-/// reader's format sniff reads one). Folding records in the same blocks settles late inputs at the same points,
-/// which makes a replay of records byte-identical to a replay of a file holding them.
-final class LineBlockCutter {
-    /// The chunk size a file replay reads its fixes in.
-    static let chunkSize = ReplayJob.fixesBlockBytes
+/// Gathers records of one partition (of the topics or an archive) into blocks of about `blockBytes` of values,
+/// each folded at once, as a file replay folds the lines of each chunk it reads. Where a block ends decides
+/// nothing of the output: late inputs are placed where the fold's policy says (`FoldSettings.latePlacementInputs`).
+final class RecordBlock {
+    /// Bytes of values after which a block is folded.
+    let blockBytes: Int
 
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
     private var used = 0
     /// `isNull`: a record with a null value (a tombstone), which a file cannot hold: no bytes, and no fix.
     private var entries: [(start: Int, length: Int, offset: Int64, timestamp: Int64, key: [UInt8]?, isNull: Bool)] = []
-    /// Bytes of the virtual file before the next line.
-    private var position = 0
-    private var block = 0
 
-    init() {
-        capacity = 2 * Self.chunkSize
+    init(blockBytes: Int = ReplayJob.fixesBlockBytes) {
+        self.blockBytes = max(blockBytes, 1)
+        capacity = self.blockBytes
         buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
     }
 
@@ -27,9 +23,9 @@ final class LineBlockCutter {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    /// Whether a next line of `length` bytes falls in a later chunk than the lines gathered: fold those first.
+    /// Whether a next record of `length` bytes would take the block past `blockBytes`: fold it first.
     func endsBlock(before length: Int) -> Bool {
-        !entries.isEmpty && Self.block(ofNewlineAt: position + length) != block
+        !entries.isEmpty && used + length > blockBytes
     }
 
     func append(_ record: UnsafeRawBufferPointer?, key: [UInt8]?, offset: Int64, timestamp: Int64) {
@@ -43,11 +39,7 @@ final class LineBlockCutter {
         if let base = value.baseAddress { (buffer + used).copyMemory(from: base, byteCount: value.count) }
         entries.append((used, value.count, offset, timestamp, key, record == nil))
         used += value.count
-        block = Self.block(ofNewlineAt: position + value.count)
-        position += value.count + 1
     }
-
-    private static func block(ofNewlineAt position: Int) -> Int { max(position / chunkSize, 1) }
 
     /// The block's lines, decoded; their bytes stay valid until ``removeAll()``.
     func lines() -> [ReplayLine] {
