@@ -41,15 +41,6 @@ public struct OutputBatch: Sendable {
              tripSummaries: tripSummaries.count)
     }
 
-    /// Moves the records from `mark` on to the end of `other`, topic by topic.
-    public mutating func moveRecords(from mark: Mark, to other: inout OutputBatch) {
-        events.moveRecords(from: mark.events, to: &other.events)
-        eta.moveRecords(from: mark.eta, to: &other.eta)
-        deadLetters.moveRecords(from: mark.deadLetters, to: &other.deadLetters)
-        users.moveRecords(from: mark.users, to: &other.users)
-        tripSummaries.moveRecords(from: mark.tripSummaries, to: &other.tripSummaries)
-    }
-
     public mutating func removeAll() {
         events.removeAll()
         eta.removeAll()

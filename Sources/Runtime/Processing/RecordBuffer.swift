@@ -66,24 +66,6 @@ public struct RecordBuffer: Sendable {
         index == 0 ? 0 : valueEnds[index - 1] + (newlineSeparated ? 1 : 0)
     }
 
-    /// Moves the records from `index` on to the end of `other` (of the same separation), in one copy of their bytes.
-    public mutating func moveRecords(from index: Int, to other: inout RecordBuffer) {
-        precondition(newlineSeparated == other.newlineSeparated)
-        guard index < count else { return }
-        let valueStart = valueOffset(ofRecord: index), keyStart = index == 0 ? 0 : keyEnds[index - 1]
-        let valueShift = other.values.count - valueStart, keyShift = other.keys.count - keyStart
-        other.values.append(contentsOf: values[valueStart...])
-        other.keys.append(contentsOf: keys[keyStart...])
-        for record in index..<count {
-            other.valueEnds.append(valueEnds[record] + valueShift)
-            other.keyEnds.append(keyEnds[record] + keyShift)
-        }
-        values.removeSubrange(valueStart...)
-        keys.removeSubrange(keyStart...)
-        valueEnds.removeSubrange(index...)
-        keyEnds.removeSubrange(index...)
-    }
-
     /// Empties the buffer, keeping its capacity.
     public mutating func removeAll() {
         values.removeAll(keepingCapacity: true)

@@ -34,37 +34,17 @@ struct OutputSections {
         current = section
     }
 
-    /// Splits the batch, which ends at `end`: the pieces of the sections before `open` (complete: no line of
-    /// theirs is left to fold), in order, and where the rest starts. The rest is what this value describes
-    /// afterwards, as a batch of its own (moved to the start of the next one).
-    mutating func split(before open: Int, end: OutputBatch.Mark) -> (complete: [Piece], rest: OutputBatch.Mark) {
+    /// The pieces of the batch, which ends at `end`, in order; afterwards this value describes the next batch,
+    /// which starts in the current section.
+    mutating func takePieces(end: OutputBatch.Mark) -> [Piece] {
         let all = [(section: first, mark: OutputBatch.Mark())] + starts
-        var complete: [Piece] = []
-        var restIndex = all.count
+        var pieces: [Piece] = []
         for (index, entry) in all.enumerated() {
-            guard entry.section < open else {
-                restIndex = index
-                break
-            }
-            complete.append(Piece(section: entry.section, from: entry.mark,
-                                  to: index + 1 < all.count ? all[index + 1].mark : end))
+            let to = index + 1 < all.count ? all[index + 1].mark : end
+            if entry.mark != to { pieces.append(Piece(section: entry.section, from: entry.mark, to: to)) }
         }
-        guard restIndex < all.count else {
-            first = current
-            starts = []
-            return (complete, end)
-        }
-        let rest = all[restIndex].mark
-        first = all[restIndex].section
-        starts = all[(restIndex + 1)...].map { ($0.section, $0.mark.after(rest)) }
-        return (complete, rest)
-    }
-}
-
-extension OutputBatch.Mark {
-    /// This place counted from `start` instead of the batch's beginning.
-    func after(_ start: OutputBatch.Mark) -> OutputBatch.Mark {
-        OutputBatch.Mark(events: events - start.events, eta: eta - start.eta, deadLetters: deadLetters - start.deadLetters,
-                         users: users - start.users, tripSummaries: tripSummaries - start.tripSummaries)
+        first = current
+        starts = []
+        return pieces
     }
 }

@@ -128,29 +128,11 @@ public enum ReplayJob {
         var folding = ReplayBlock(partitioner: partitioner, pieces: threads.count * piecesPerThread)
         var decoding = ReplayBlock(partitioner: partitioner, pieces: threads.count * piecesPerThread)
         // Each block's outputs are written by a thread of their own while the next block is folded.
-        // A block's outputs are swapped into `written` (the previous block's, emptied by the writer,
-        // whose capacity the partitions then fill again): the writer and the fold never share a buffer.
+        // A block's outputs are taken into `written`, each partition given an emptied batch to fill
+        // again: the writer and the fold never share a buffer.
         let writer = SerialJobThread(name: "tripstream-replay-writer")
         defer { writer.stop() }
         let written = WrittenOutputs(count: partitions.count)
-        /// Writes the complete sections of the block's outputs, in order, each partition after partition.
-        func writeSections() throws {
-            var pieces: [(partition: Int, piece: OutputSections.Piece)] = []
-            for (partition, list) in written.pieces.enumerated() {
-                for piece in list where piece.from != piece.to { pieces.append((partition, piece)) }
-            }
-            pieces.sort { ($0.piece.section, $0.partition) < ($1.piece.section, $1.partition) }
-            for (partition, piece) in pieces {
-                let batch = written.batches[partition]
-                try writeRecords(of: batch.events, from: piece.from.events, to: piece.to.events, to: events)
-                try writeRecords(of: batch.eta, from: piece.from.eta, to: piece.to.eta, to: eta)
-                try writeRecords(of: batch.deadLetters, from: piece.from.deadLetters, to: piece.to.deadLetters,
-                                 to: deadLetters)
-                try writeRecords(of: batch.tripSummaries, from: piece.from.tripSummaries, to: piece.to.tripSummaries,
-                                 to: tripSummaries)
-            }
-            for index in written.batches.indices { written.batches[index].removeAll() }
-        }
         /// Runs `body` on every partition, and once a thread finds none left, the pieces of `next` to decode;
         /// then writes the sections before `open` (those with no line left to fold).
         func foldInParallel(weights: [Int], decoding next: ReplayBlock? = nil, completeBefore open: Int,
@@ -166,14 +148,19 @@ public enum ReplayJob {
             }
             try writer.wait()
             for partition in partitions {
-                let index = partition.index
-                swap(&partition.output, &written.batches[index])
-                // What belongs to a section still open goes back to the partition, ahead of its next outputs.
-                let (complete, rest) = partition.sections!.split(before: open, end: written.batches[index].mark)
-                written.batches[index].moveRecords(from: rest, to: &partition.output)
-                written.pieces[index] = complete
+                let pieces = partition.sections!.takePieces(end: partition.output.mark)
+                written.take(&partition.output, pieces: pieces, of: partition.index, completeBefore: open)
             }
-            try writer.submit(writeSections)
+            try writer.submit {
+                try written.writeComplete { batch, piece in
+                    try writeRecords(of: batch.events, from: piece.from.events, to: piece.to.events, to: events)
+                    try writeRecords(of: batch.eta, from: piece.from.eta, to: piece.to.eta, to: eta)
+                    try writeRecords(of: batch.deadLetters, from: piece.from.deadLetters, to: piece.to.deadLetters,
+                                     to: deadLetters)
+                    try writeRecords(of: batch.tripSummaries, from: piece.from.tripSummaries,
+                                     to: piece.to.tripSummaries, to: tripSummaries)
+                }
+            }
         }
 
         if try reader.nextBatch(into: &folding.batch) {
