@@ -19,10 +19,11 @@ public struct EtaSampleList: Sendable, Equatable, RandomAccessCollection {
     /// Boxed, so a trip that does not learn pays one nil reference (8 bytes) for the list; copied on
     /// write, as the trip is a value kept in the user's history.
     private final class Storage: @unchecked Sendable {
-        // @unchecked: mutated only through `mutableStorage`, which copies a shared box first.
-        var samples: [Sample]
-        var nextDue: UnixMillis
-        var interval: UnixMillis
+        // @unchecked: mutated only through `mutableStorage`, which copies a shared box first (and so
+        // never by two accesses at once: no run-time exclusivity checks).
+        @exclusivity(unchecked) var samples: [Sample]
+        @exclusivity(unchecked) var nextDue: UnixMillis
+        @exclusivity(unchecked) var interval: UnixMillis
 
         init(samples: [Sample], nextDue: UnixMillis, interval: UnixMillis) {
             self.samples = samples

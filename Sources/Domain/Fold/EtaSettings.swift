@@ -30,7 +30,15 @@ public struct EtaSettings: Sendable, Equatable {
     /// The fleet's learned model (`FleetEtaModel`, from `--eta-model FILE`): an explicit, versioned
     /// input, read-only in the fold, so an ETA depends on it and the user's own inputs only, whatever
     /// the arrival order. Nil: today's √distance curve alone. Default: nil.
-    public var fleetModel: FleetEtaModel?
+    public var fleetModel: FleetEtaModel? {
+        get { fleetModelBox?.model }
+        set { fleetModelBox = newValue.map(FleetModelBox.init) }
+    }
+    /// Whether there is a fleet model, asked without copying it.
+    public var hasFleetModel: Bool { fleetModelBox != nil }
+    /// Held by reference: settings are copied with every fold context and the model is a few hundred
+    /// bytes of arrays and vectors, which each copy moved and retained (on every fix).
+    private var fleetModelBox: FleetModelBox?
     /// Weight of the learned model's ln ETA against the √distance curve's (which learns per user).
     /// Default: 0.7 (`bench/eta_learned.py`).
     public var learnedWeight: Double = 0.7
@@ -44,4 +52,11 @@ public struct EtaSettings: Sendable, Equatable {
     public var priorHighLogRatio: Double = 0.66
 
     public init() {}
+}
+
+/// A fleet model held by reference in `EtaSettings`.
+final class FleetModelBox: Sendable, Equatable {
+    let model: FleetEtaModel
+    init(_ model: FleetEtaModel) { self.model = model }
+    static func == (lhs: FleetModelBox, rhs: FleetModelBox) -> Bool { lhs === rhs || lhs.model == rhs.model }
 }

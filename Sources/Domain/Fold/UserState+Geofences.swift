@@ -327,12 +327,17 @@ extension UserState {
     }
 
     /// The earliest timer of this user: a dwell threshold, a geofence's scheduled end or a trip's expiry.
-    @inline(__always)  // called per fix on a timeline in place: not inlined, the state is copied first
     public func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis? {
+        nextTimerDue(signalLostAfter: settings.tripSignalLostAfter)
+    }
+
+    /// The same, given the one setting it reads.
+    @inline(__always)  // called per fix on a timeline in place: not inlined, the state is copied first
+    func nextTimerDue(signalLostAfter: UnixMillis) -> UnixMillis? {
         var due = UnixMillis.max
         for presence in presences { due = min(due, presence.dwellDue, presence.endsAt) }
         if let box = tripBoxForReading {
-            due = min(due, box.nextTimerDue(lastFixAt: locationAt, signalLostAfter: settings.tripSignalLostAfter))
+            due = min(due, box.nextTimerDue(lastFixAt: locationAt, signalLostAfter: signalLostAfter))
         }
         return due == .max ? nil : due
     }
@@ -343,7 +348,7 @@ extension UserState {
     @discardableResult
     public mutating func fireTimers(upTo time: UnixMillis, context: FoldContext, events: inout [Event]) -> UnixMillis? {
         var lastFired: UnixMillis?
-        while let due = nextTimerDue(geofences: context.geofences, settings: context.settings), due <= time {
+        while let due = nextTimerDue(signalLostAfter: context.settings.tripSignalLostAfter), due <= time {
             if let index = presences.firstIndex(where: { $0.dwellDue == due }) {
                 presences[index].dwellDue = .max
                 let presence = presences[index]

@@ -292,7 +292,7 @@ extension UserState {
         if progress.snapshot.status != .arrived {
             let centerDistance = destination.signed + destination.radius
             let edgeDistance = max(destination.signed, 0)
-            if settings.eta.fleetModel != nil || context.etaLearner != nil {
+            if settings.eta.hasFleetModel || context.etaLearner != nil {
                 let speed = progress.pace.advance(to: position, centerDistance: centerDistance,
                                                   edgeDistance: edgeDistance, at: time)
                 if let learner = context.etaLearner {

@@ -139,7 +139,9 @@ extension UserState {
 final class TripBox: @unchecked Sendable {
     // Safe: `value` is only mutated through `UserState.trip`'s modify accessor after a uniqueness
     // check; the kept `_id` hashers are derived from it and the user, and a user is folded on one thread.
-    var value: TripProgress
+    // The same confinement makes the run-time exclusivity checks redundant (`@exclusivity(unchecked)`): each
+    // access paid for one, per fix, in swift_beginAccess and a thread-local lookup.
+    @exclusivity(unchecked) var value: TripProgress
     init(_ value: TripProgress) { self.value = value }
 
     /// The `_id` hasher of the trip's events of `type` before what names one event: the user, the
@@ -183,10 +185,10 @@ final class TripBox: @unchecked Sendable {
     }
 
     /// The kept hashers: updated_trip's, and the last other type's, with the plans they were hashed from.
-    private var updatedTripSeed: IDSeed?
-    private var otherSeed: IDSeed?
-    private var updatedTripSeedPlan: TripPlan?
-    private var otherSeedPlan: TripPlan?
+    @exclusivity(unchecked) private var updatedTripSeed: IDSeed?
+    @exclusivity(unchecked) private var otherSeed: IDSeed?
+    @exclusivity(unchecked) private var updatedTripSeedPlan: TripPlan?
+    @exclusivity(unchecked) private var otherSeedPlan: TripPlan?
 
     /// An instance's bytes: the object header, then `value` (what a prefetch loads; a wrong size costs speed only).
     static let instanceBytes = 16 + MemoryLayout<TripProgress>.size

@@ -5,12 +5,13 @@
 /// table being updated from the geofence topic never changes what an in-flight fold sees.
 public struct GeofenceTable: Sendable {
     final class Storage: @unchecked Sendable {
-        // Safe: mutated only through `GeofenceTable`'s mutating methods after a uniqueness check.
-        var slotByID = IntegerMap(capacity: 1024)
-        var freeSlots: [Int32] = []
-        var fingerprint: UInt64 = 0
+        // Safe: mutated only through `GeofenceTable`'s mutating methods after a uniqueness check (and so
+        // never by two accesses at once: no run-time exclusivity checks).
+        @exclusivity(unchecked) var slotByID = IntegerMap(capacity: 1024)
+        @exclusivity(unchecked) var freeSlots: [Int32] = []
+        @exclusivity(unchecked) var fingerprint: UInt64 = 0
         /// Deleted geofences, kept to name them in the exits of users who were inside (see `deleted(_:)`).
-        var deleted: [UInt64: Geofence] = [:]
+        @exclusivity(unchecked) var deleted: [UInt64: Geofence] = [:]
 
         init() {}
 

@@ -158,8 +158,9 @@ public struct UserTimeline: Sendable {
     /// `current.nextTimerDue`, for a timeline in `TimelineStore`. Mutating only to be reached through
     /// the store's mutable addressor, in place: through its read addressor the state is copied (every
     /// reference retained) before anything is called on it, once per fix.
-    mutating func nextTimerDue(geofences: GeofenceTable, settings: FoldSettings) -> UnixMillis {
-        current.nextTimerDue(geofences: geofences, settings: settings) ?? .max
+    /// Takes the one setting it reads: passed the settings, the fold copied all of them first, per fix.
+    mutating func nextTimerDue(signalLostAfter: UnixMillis) -> UnixMillis {
+        current.nextTimerDue(signalLostAfter: signalLostAfter) ?? .max
     }
 
     /// Applies stream time: fires this user's timers due at or before `time`. Queued inputs must be

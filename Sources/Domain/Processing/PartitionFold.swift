@@ -278,7 +278,7 @@ public struct PartitionFold: Sendable {
     }
 
     private mutating func schedule(_ slot: Int32, geofences: GeofenceTable) {
-        let due = timelines[slot].nextTimerDue(geofences: geofences, settings: settings)
+        let due = timelines[slot].nextTimerDue(signalLostAfter: settings.tripSignalLostAfter)
         if due != timers.due(of: slot) { timers.set(slot, due: due) }
     }
 
