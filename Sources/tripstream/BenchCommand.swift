@@ -126,7 +126,7 @@ enum BenchCommand {
         var results: [(String, BenchResult)] = []
         let only = Set(parsed.strings("stage"))
         for stage in stages.all where only.isEmpty || only.contains(stage.name.replacingOccurrences(of: " ", with: "-")) {
-            let result = try BenchResult.measure(runs: runs, stage.run)
+            let result = try BenchResult.measure(runs: runs, prepare: stage.prepare, stage.run)
             results.append((stage.name, result))
             Terminal.output("\(stage.name.padded(16))\(result.summary(unit: stage.unit))")
         }

@@ -4,11 +4,14 @@ struct BenchResult {
     var seconds: [Double]
     var items: Int
 
-    static func measure(runs: Int, _ body: () throws -> Int) rethrows -> BenchResult {
+    /// - Parameter prepare: run before each run, untimed.
+    static func measure(runs: Int, prepare: () throws -> Void = {}, _ body: () throws -> Int) rethrows -> BenchResult {
+        try prepare()
         _ = try body()  // warm-up: caches, allocator, page faults
         var seconds: [Double] = []
         var items = 0
         for _ in 0..<runs {
+            try prepare()
             let start = WallClock.monotonic()
             items = try body()
             seconds.append(WallClock.monotonic() - start)

@@ -11,6 +11,8 @@ struct BenchStages {
     struct Stage {
         var name: String
         var unit: String
+        /// Untimed, before each run.
+        var prepare: () throws -> Void = {}
         var run: () throws -> Int
     }
 
@@ -56,7 +58,7 @@ struct BenchStages {
             Stage(name: "fold", unit: "fixes", run: { fold().fixes }),
             Stage(name: "seal", unit: "fixes", run: foldAndSeal),
             Stage(name: "encode", unit: "events", run: encode),
-            Stage(name: "replay path", unit: "fixes", run: replayPath),
+            Stage(name: "replay path", unit: "fixes", prepare: removeReplayOutputs, run: replayPath),
         ]
     }
 
@@ -177,6 +179,13 @@ struct BenchStages {
         let events = stages.fold(keepEvents: true).events
         eventsCache = events
         return events
+    }
+
+    /// Removes the last replay's outputs, so that every run writes its files afresh, as a first replay does. (A
+    /// replay writes new files beside the previous run's and renames them over it only once complete: timed over
+    /// the last run's files, a run also paid for freeing their pages.)
+    func removeReplayOutputs() throws {
+        try? FileManager.default.removeItem(atPath: workDirectory + "/out")
     }
 
     /// `tripstream replay` over the workload's files, with its default partitions and `threads`.
