@@ -22,7 +22,6 @@ online log-linear model the service runs (bench/eta_learned.py) reaches 32 / 33 
 capacity, more features and the places themselves do not move the plateau near a third.
 """
 import argparse
-import hashlib
 import math
 import os
 import sys
@@ -35,8 +34,8 @@ except ImportError:
     sys.exit(2)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eta_model_study import BAD_ENDPOINTS, QS, Mileage, eval_indexes, hav, load  # noqa: E402
-from eta_learned import RADIUS, SPLIT_SALT, cell_of, truth_of  # noqa: E402
+from eta_model_study import QS, Mileage, eval_indexes, hav  # noqa: E402
+from eta_learned import DEFAULT_DATA, RADIUS, cell_of, held_out_split  # noqa: E402
 
 EDGE_PAD_M = 30.0
 TAU_S = 60.0            # s, time constant of the recent speed and closing rate
@@ -95,13 +94,10 @@ def rows_of(fixes, dest, arrival, pace):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data", "real-trajectories"))
+    ap.add_argument("--data", default=DEFAULT_DATA)
     args = ap.parse_args()
-    _, trips, _ = load(os.path.join(args.data, "porto-taxi-train-sample.ndjson"))
-    held = {tid for tid in trips if hashlib.md5((SPLIT_SALT + tid).encode()).digest()[0] % 2 == 1}
-    truth = {tid: v for tid, v in truth_of(trips).items() if tid not in BAD_ENDPOINTS}
+    trips, _, held, truth = held_out_split(args.data)
     pace = pace_map(trips, [tid for tid in trips if tid not in held])
 
     train_x, train_y, test = [], [], []

@@ -296,7 +296,7 @@ def truth_of(trips):
 
 def replay(stream, trips, truth, learned, today, scores, every_fix=False, ub=None):
     """Folds a stream in event time; appends (q, model, eta, low, high, remaining) to `scores`."""
-    state, users_today = {}, {}
+    state = {}
     for (t, _k, user, tid, la, lo) in stream:
         if tid not in truth:
             continue
@@ -389,16 +389,28 @@ def table(scores, title):
     return result
 
 
+DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data",
+                            "real-trajectories")
+
+
+def held_out_split(data):
+    """The Porto training sample's rides, its fixes in event order, the held-out tripIds, and the
+    (destination, arrival fix index) of the scorable rides."""
+    _, trips, stream = load(os.path.join(data, "porto-taxi-train-sample.ndjson"))
+    held = {tid for tid in trips if hashlib.md5((SPLIT_SALT + tid).encode()).digest()[0] % 2 == 1}
+    truth = {tid: v for tid, v in truth_of(trips).items() if tid not in BAD_ENDPOINTS}
+    return trips, stream, held, truth
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data", "real-trajectories"))
+    ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--every-fix", action="store_true", help="learn from every fix, not bounded checkpoints")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
 
-    lines, trips, stream = load(os.path.join(args.data, "porto-taxi-train-sample.ndjson"))
-    held = {tid for tid in trips if hashlib.md5((SPLIT_SALT + tid).encode()).digest()[0] % 2 == 1}
+    trips, stream, held, truth = held_out_split(args.data)
     listed_path = os.path.join(here, "eta_split.txt")
     if os.path.exists(listed_path):
         with open(listed_path, encoding="utf-8") as fh:
@@ -406,7 +418,6 @@ def main():
         if listed != held:
             print("error: bench/eta_split.txt does not match the split rule", file=sys.stderr)
             return 2
-    truth = {tid: v for tid, v in truth_of(trips).items() if tid not in BAD_ENDPOINTS}
     train_stream = [x for x in stream if x[3] not in held]
     test_stream = [x for x in stream if x[3] in held]
     train_trips = [tid for tid in trips if tid not in held and tid not in BAD_ENDPOINTS]

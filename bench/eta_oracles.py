@@ -25,14 +25,13 @@ the learned model (bench/eta_learned.py) 32 / 33 / 39 %.
 """
 import argparse
 import collections
-import hashlib
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eta_model_study import BAD_ENDPOINTS, QS, eval_indexes, hav, load  # noqa: E402
-from eta_learned import SPLIT_SALT, truth_of  # noqa: E402
+from eta_model_study import QS, eval_indexes, hav  # noqa: E402
+from eta_learned import DEFAULT_DATA, held_out_split  # noqa: E402
 
 MAX_STEP_SPEED = 40.0   # m/s: a step implying more is a GPS jump, left out of paths and maps
 PRIOR_METERS = 60.0     # a cell's pace leans toward the fleet's by this many meters of driving
@@ -87,13 +86,10 @@ def score(trips, truth, held, predict):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data", "real-trajectories"))
+    ap.add_argument("--data", default=DEFAULT_DATA)
     args = ap.parse_args()
-    _, trips, _ = load(os.path.join(args.data, "porto-taxi-train-sample.ndjson"))
-    held = {tid for tid in trips if hashlib.md5((SPLIT_SALT + tid).encode()).digest()[0] % 2 == 1}
-    truth = {tid: v for tid, v in truth_of(trips).items() if tid not in BAD_ENDPOINTS}
+    trips, _, held, truth = held_out_split(args.data)
     training = [tid for tid in trips if tid not in held]
 
     print("held-out rides scored: %d; MAE as %% of the true remaining time" % sum(1 for t in truth if t in held))
