@@ -108,4 +108,11 @@ echo "cli: demo --duration 1m printed $events events, none late, no wrong-destin
 [ ! -e "$work/bench" ] || fail "bench left its work files: $(ls "$work/bench")"
 "$tripstream" bench -u 200 --geofences 100 --runs 1 --stage replay-path --work-dir "$work/bench" --keep >/dev/null 2>&1
 [ -s "$work/bench/fixes.ndjson" ] || fail "bench --keep kept no workload"
+"$tripstream" bench -u 300 --geofences 100 --runs 1 --eta --work-dir "$work/bench-eta" >"$work/bench-eta.txt" 2>&1 \
+    || fail "bench --eta failed: $(tail -3 "$work/bench-eta.txt")"
+for line in 'eta model .* [1-9][0-9,]* map entries' 'eta fold .*curve alone .* ns per fix' 'eta fold .*--eta-model .* ns per fix; against the curve alone' \
+    'eta fold .*learning .* ns per fix' 'eta memory .* B with --eta-model'; do
+    grep -q -- "$line" "$work/bench-eta.txt" || fail "bench --eta printed no line like '$line': $(cat "$work/bench-eta.txt")"
+done
+[ ! -e "$work/bench-eta" ] || fail "bench --eta left its work files: $(ls "$work/bench-eta")"
 echo "cli check passed" >&2

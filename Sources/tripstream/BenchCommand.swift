@@ -56,6 +56,9 @@ enum BenchCommand {
             .value("history-minutes", valueName: "count", help: "Minutes of 15 s fixes each of them holds.",
                    default: "60"),
             .flag("geofence-table", help: "Only load a table of 1,000,000 circles and 10,000 polygons and report its memory."),
+            .flag("eta", help: "Only measure what the learned ETA costs: a model learned from the fleet, then folds "
+                + "alternating the sqrt curve alone, --eta-model and learning (--eta-model-out), --runs rounds; ns "
+                + "per fix, the model's bytes per map entry, memory per user. Accuracy: bench/eta_replay.py."),
             .flag("soak", help: "Only fold --soak-users users for --soak-minutes and report memory every 30 s."),
             .value("soak-users", valueName: "count", help: "Users of --soak.", default: "1000000"),
             .value("soak-minutes", valueName: "minutes", help: "Wall-clock minutes of --soak.", default: "10"),
@@ -123,6 +126,10 @@ enum BenchCommand {
         let stages = BenchStages(workload: workload, workDirectory: workDirectory,
                                  baselineFixes: parsed.contains("baseline-fixes")
                                      ? try parsed.int("baseline-fixes", in: 1...100_000_000) : full ? 300_000 : 100_000, threads: threads)
+        if try parsed.bool("eta") {
+            EtaBench.run(stages: stages, runs: runs)
+            return
+        }
         var results: [(String, BenchResult)] = []
         let only = Set(parsed.strings("stage"))
         for stage in stages.all where only.isEmpty || only.contains(stage.name.replacingOccurrences(of: " ", with: "-")) {

@@ -81,12 +81,14 @@ struct BenchStages {
     }
 
     /// Folds every input in arrival order; returns the fold and the events it produced.
-    func fold(keepEvents: Bool = false) -> (fixes: Int, events: [Event], fold: PartitionFold) {
+    func fold(keepEvents: Bool = false, settings: FoldSettings = FoldSettings())
+        -> (fixes: Int, events: [Event], fold: PartitionFold)
+    {
         // History beyond each user's tail goes to RocksDB, as in the service and replay; committed
         // every 10,000 fixes as the service does per transaction.
         try? ReplayJob.makeDirectory(workDirectory)
         let history = try! RocksHistoryStore(directory: workDirectory + "/fold-history", fresh: true, recordsChanges: false)
-        var fold = PartitionFold(settings: FoldSettings(), history: history)
+        var fold = PartitionFold(settings: settings, history: history)
         var events: [Event] = []
         var kept: [Event] = []
         var nextCommand = 0
@@ -228,10 +230,10 @@ struct BenchStages {
     /// Heap bytes per user once every fix of the workload is folded (events discarded as they come),
     /// and the bytes of that the history store holds for itself (write buffers and block cache, a
     /// fixed budget, not per user).
-    func memoryPerUser() -> (bytesPerUser: Int, users: Int, storeBytes: Int) {
+    func memoryPerUser(settings: FoldSettings = FoldSettings()) -> (bytesPerUser: Int, users: Int, storeBytes: Int) {
         let before = tripstream_heap_in_use()
         let cacheBefore = RocksDatabase.sharedCacheInUse
-        let result = fold()
+        let result = fold(settings: settings)
         let after = tripstream_heap_in_use()
         let users = result.fold.userCount
         let store = result.fold.history as? RocksHistoryStore
