@@ -19,8 +19,12 @@ struct BenchResult {
         return BenchResult(seconds: seconds, items: items)
     }
 
-    var median: Double {
-        let sorted = seconds.sorted()
+    var median: Double { Self.median(seconds) }
+
+    /// The middle value (the mean of the two middle ones for an even count); 0 for none.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 

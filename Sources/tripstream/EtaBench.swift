@@ -11,7 +11,7 @@ import Runtime
 /// the medians and the per-round differences are what to read. Accuracy is measured elsewhere, on
 /// real rides (`bench/eta_replay.py`).
 enum EtaBench {
-    struct Variant {
+    private struct Variant {
         var name: String
         var settings: FoldSettings
         var seconds: [Double] = []
@@ -44,10 +44,10 @@ enum EtaBench {
         for variant in variants {
             var line = "eta fold        \(variant.name.padded(12)) \(nanoseconds(BenchResult(seconds: variant.seconds, items: fixes).median)) ns per fix"
             if variant.name != variants[0].name {
-                let differences = zip(variant.seconds, base).map { nanoseconds($0 - $1) }
+                let differences = zip(variant.seconds, base).map { $0 - $1 }
                 let ratios = zip(base, variant.seconds).map { String(format2: $0 / $1) }
-                let perTripFix = Int((Double(median(of: differences)) * Double(fixes) / Double(max(tripFixes, 1))).rounded())
-                line += "; against the curve alone, per round: \(differences.map { ($0 >= 0 ? "+" : "") + "\($0)" }.joined(separator: " / ")) ns, "
+                let perTripFix = Int((BenchResult.median(differences) / Double(max(tripFixes, 1)) * 1e9).rounded())
+                line += "; against the curve alone, per round: \(differences.map(nanoseconds).map { ($0 >= 0 ? "+" : "") + "\($0)" }.joined(separator: " / ")) ns, "
                     + "throughput ratio \(ratios.joined(separator: " / ")); median \(perTripFix) ns per fix on a trip"
             }
             Terminal.output(line)
@@ -58,11 +58,6 @@ enum EtaBench {
         let with = stages.memoryPerUser(settings: withModel)
         Terminal.output("eta memory      per tracked user: \(without.bytesPerUser) B with the curve alone, "
             + "\(with.bytesPerUser) B with --eta-model (the model itself is shared, not per user)")
-    }
-
-    private static func median(of values: [Int]) -> Int {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
     /// The model a fold of the workload learns, the workload's fixes, and how many of them are on a
