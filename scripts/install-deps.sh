@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
-          golang-go golang-github-shopify-sarama-dev libzstd-dev curl
+          golang-go golang-github-shopify-sarama-dev libzstd-dev curl libssl-dev libsqlite3-dev libmicrohttpd-dev
           prometheus chromium chromium-driver)  # Prometheus 2.42 and promtool (.ci/prometheus-check.sh); the console's browser check (.ci/console-check.sh)
 missing=()
 for package in "${packages[@]}"; do
