@@ -60,7 +60,7 @@ enum DiffCommand {
                 Terminal.output("")
                 Terminal.output("by field (changed events)".padded(40) + "changed")
                 let ranked = diff.byField.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-                for (path, count) in ranked.prefix(top) { Terminal.output(path.padded(40) + count.grouped) }
+                for (path, count) in ranked.prefix(top) { Terminal.output(path.padded(39) + " " + count.grouped) }
                 if ranked.count > top { Terminal.output("… \(ranked.count - top) more fields") }
             }
             if show > 0 {
@@ -88,7 +88,7 @@ enum DiffCommand {
     }
 
     private static func row(_ name: String, _ counts: EventDiff.Counts) -> String {
-        name.padded(40) + counts.added.grouped.padded(10) + counts.removed.grouped.padded(10) + counts.changed.grouped
+        name.padded(39) + " " + counts.added.grouped.padded(10) + counts.removed.grouped.padded(10) + counts.changed.grouped
     }
 
     /// A directory's events.ndjson (or .ndjson.lz4), or the file itself.
