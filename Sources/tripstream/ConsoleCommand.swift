@@ -1,6 +1,6 @@
 import CommandLineKit
 import Console
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 import KafkaIO
 import Runtime

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Testing
 
-@testable import ConsoleHTTP
+@testable import HTTPServing
 
 /// The server over a real loopback socket: answers, and 4xx for what does not parse.
 @Suite(.timeLimit(.minutes(5))) struct HTTPServerTests {
