@@ -4,16 +4,18 @@
     python3 bench/slow-clients.py --tripstream .build/debug/tripstream [--clients 200] [--attack 60] [--check]
     python3 bench/slow-clients.py --console http://127.0.0.1:8080/ --token v2.… --metrics http://127.0.0.1:9464/
 
-With --tripstream it starts what it measures: a `demo` (embedded broker, console, a tracking link of a live trip)
-and a `dev-broker` with a `run` on it that serves --metrics-port. Otherwise it attacks the URLs given.
+With --tripstream it starts what it measures: a `demo` (embedded broker, console, a tracking link of a
+live trip; --demo-users, --demo-speedup) and a `dev-broker` with a `run` on it that serves --metrics-port.
+Otherwise it attacks the URLs given.
 
-The attack (slowloris): --clients connections to each server, each sending a request line and then one header
-line every --trickle seconds, never ending its head. A client the server closes reconnects
---reconnect-after seconds later, as a patient attacker would (one that reconnects at once floods instead). While they trickle, every --try-every seconds a fresh connection asks `GET /` and
-`GET /api/track/<token>` of the console and `GET /health` of the metrics port; a try passes when it answers
-with a status below 500 within --deadline seconds. Prints, per probe: tries, passes, statuses and latencies
-(median, max); and what the crowd saw (connections the servers closed, reconnections). --check exits 1 unless
-every try passed. Standard library only.
+The attack (slowloris): --clients connections to each server, each sending a request line and then one
+header line every --trickle seconds, never ending its head. A client the server closes reconnects
+--reconnect-after seconds later, as a patient attacker would (one that reconnects at once floods instead).
+While they trickle, every --try-every seconds a fresh connection asks `GET /` and `GET /api/track/<token>`
+of the console and `GET /health` of the metrics port; a try passes when it answers with a status below 500
+within --deadline seconds. Prints, per probe: tries, passes, statuses and latencies (median, max); and what
+the crowd saw (connections the servers closed, the answers they got). --check exits 1 unless every try
+passed. Standard library only.
 """
 import argparse
 import http.client
@@ -158,12 +160,12 @@ def wait_for_line(path, pattern, seconds, process):
 class Services:
     """A demo (console + tracking link) and a dev-broker with `run` on it (metrics port), stopped on exit."""
 
-    def __init__(self, tripstream, work):
+    def __init__(self, tripstream, work, users, speedup):
         self.processes = []
         self.work = work
         environment = dict(os.environ, TMPDIR=work)
         demo_log = os.path.join(work, "demo-log.txt")
-        demo = self.start([tripstream, "demo", "--users", "300", "--duration", "600m", "--speedup", "20"],
+        demo = self.start([tripstream, "demo", "--users", str(users), "--duration", "600m", "--speedup", str(speedup)],
                           os.path.join(work, "demo.txt"), demo_log, environment)
         bootstrap = os.path.join(work, "bootstrap")
         broker = self.start([tripstream, "dev-broker", "--bootstrap-file", bootstrap],
@@ -232,6 +234,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tripstream", help="start a demo, a dev-broker and run with this binary")
+    parser.add_argument("--demo-users", type=int, default=60,
+                        help="the demo's fleet (default 60: a debug build's console keeps up on a loaded machine; "
+                             "at 300 users and --demo-speedup 20 its store lock alone makes /api/track take seconds)")
+    parser.add_argument("--demo-speedup", type=float, default=10, help="the demo's --speedup (default 10)")
     parser.add_argument("--console", help="console URL (without --tripstream)")
     parser.add_argument("--token", help="a valid tracking token of that console (without --tripstream)")
     parser.add_argument("--metrics", help="run's metrics URL (without --tripstream)")
@@ -250,7 +256,7 @@ def main():
     services = None
     try:
         if args.tripstream:
-            services = Services(os.path.abspath(args.tripstream), work)
+            services = Services(os.path.abspath(args.tripstream), work, args.demo_users, args.demo_speedup)
             console, token, metrics = services.console, services.token, services.metrics
         else:
             if not (args.console and args.token and args.metrics):

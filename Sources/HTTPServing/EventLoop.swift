@@ -332,9 +332,9 @@ final class EventLoop: @unchecked Sendable {
     private func closeConnection(_ connection: ServerConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         connection.stream?.close()
+        counters.open.subtract(1, ordering: .relaxed)  // before the client can see the close
         epoll_ctl(epoll, EPOLL_CTL_DEL, connection.descriptor, nil)
         close(connection.descriptor)
-        counters.open.subtract(1, ordering: .relaxed)
     }
 
     private func setInterest(_ connection: ServerConnection, _ events: UInt32) {

@@ -54,6 +54,28 @@ import Testing
         #expect(scrape?.contains("tripstream_transactions_total") == true)
     }
 
+    /// More slow clients than the port takes connections, each in the middle of its request head: the probe's
+    /// connection makes the oldest of them give way, and is answered.
+    @Test func aCrowdOfSlowHeadsDoesNotLockOutTheHealthProbe() throws {
+        let metrics = RuntimeMetrics()
+        metrics.update { $0.ready = true }
+        var limits = MetricsServer.limits
+        limits.maximumConnections = 8
+        let server = try MetricsServer(address: "127.0.0.1", port: 0, metrics: metrics, limits: limits)
+        server.start()
+        defer { server.stop() }
+        let crowd = (0..<20).map { _ in Self.connect(server.port) }
+        defer { crowd.forEach { close($0) } }
+        for fd in crowd {
+            let head = Array("GET /metrics HTTP/1.1\r\nX-Slow: 1\r\n".utf8)
+            _ = head.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        for _ in 0..<5 {
+            let health = Self.get(server.port, "/health")
+            #expect(health?.hasPrefix("HTTP/1.1 200") == true, "\(health ?? "no answer")")
+        }
+    }
+
     @Test func healthAndReadinessSayWhatIsWrong() throws {
         let metrics = RuntimeMetrics()
         let server = try MetricsServer(address: "127.0.0.1", port: 0, metrics: metrics)
