@@ -246,7 +246,9 @@ def main():
     parser.add_argument("--reconnect-after", type=float, default=1,
                         help="seconds before a closed slow client reconnects (default 1)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs) and print its path")
-    parser.add_argument("--attack", type=float, default=60, help="seconds of attack (default 60)")
+    parser.add_argument("--attack", type=float, default=60,
+                        help="seconds of attack, the first --trickle of them without probes while the crowd gathers "
+                             "(default 60)")
     parser.add_argument("--try-every", type=float, default=3, help="seconds between probe rounds (default 3)")
     parser.add_argument("--deadline", type=float, default=2, help="seconds a probe may take (default 2)")
     parser.add_argument("--check", action="store_true", help="exit 1 unless every try passed")
@@ -271,9 +273,9 @@ def main():
 
         crowd = Crowd([split_url(console), split_url(metrics)], args.clients, args.trickle, args.reconnect_after)
         crowd.start()
+        end = time.monotonic() + args.attack
         time.sleep(min(args.trickle, args.attack / 4))  # the crowd in place, its first lines sent
         results = {name: [] for name in probes}
-        end = time.monotonic() + args.attack
         while time.monotonic() < end:
             round_start = time.monotonic()
             for name, url in probes.items():

@@ -30,8 +30,9 @@ final class TestClient {
 
     deinit { close(descriptor) }
 
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
+    func send(_ text: String) { send(bytes: Array(text.utf8)) }
+
+    func send(bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
