@@ -163,6 +163,13 @@ class Services:
     def __init__(self, tripstream, work, users, speedup):
         self.processes = []
         self.work = work
+        try:
+            self.launch(tripstream, work, users, speedup)
+        except BaseException:  # includes sys.exit: nothing started is left running
+            self.stop()
+            raise
+
+    def launch(self, tripstream, work, users, speedup):
         environment = dict(os.environ, TMPDIR=work)
         demo_log = os.path.join(work, "demo-log.txt")
         demo = self.start([tripstream, "demo", "--users", str(users), "--duration", "600m", "--speedup", str(speedup)],

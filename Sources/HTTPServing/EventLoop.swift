@@ -111,7 +111,7 @@ final class EventLoop: @unchecked Sendable {
                 let connection = connections[victim]
             {
                 counters.evicted.add(1, ordering: .relaxed)
-                closeConnection(connection)
+                closeConnection(connection, abortively: true)
             } else {
                 counters.turnedAway.add(1, ordering: .relaxed)
                 sendOnce(descriptor, Self.errorBytes(.serviceUnavailable, "too many connections"))
@@ -329,8 +329,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func closeConnection(_ connection: ServerConnection) {
+    /// Closes and forgets `connection`. `abortively`: with a reset instead of a FIN, so this side keeps no
+    /// TIME_WAIT for it: a crowd that reconnects as fast as it is evicted would otherwise fill the table of
+    /// connection ids (ports) that honest clients from the same address need.
+    private func closeConnection(_ connection: ServerConnection, abortively: Bool = false) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if abortively {
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection.descriptor, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        }
         connection.stream?.close()
         counters.open.subtract(1, ordering: .relaxed)  // before the client can see the close
         epoll_ctl(epoll, EPOLL_CTL_DEL, connection.descriptor, nil)
