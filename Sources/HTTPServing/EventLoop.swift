@@ -126,6 +126,10 @@ final class EventLoop: @unchecked Sendable {
         connections[connection.id] = connection
         counters.open.add(1, ordering: .relaxed)
         watch(descriptor, token: connection.id, events: interest, operation: EPOLL_CTL_ADD)
+        // A client that sent its request with the connection (most do) is answered before the next accept can
+        // make it give way.
+        guard receive(connection, into: &connection.input), !connection.input.isEmpty else { return }
+        dispatchRequest(connection, now: now)
     }
 
     // MARK: - Reading

@@ -23,12 +23,16 @@ struct SlowClientPolicy: Sendable {
     /// The connection to close so that a new one can be served, or nil when every open one is being answered.
     func victim<Connections: Sequence>(among connections: Connections) -> UInt64?
     where Connections.Element == (id: UInt64, phase: ConnectionPhase) {
-        var oldestIdle: (id: UInt64, since: Int64)?
-        var oldestHead: (id: UInt64, since: Int64)?
+        // Ids grow with each accept: within the same millisecond, the one accepted first is the older.
+        func older(_ candidate: (since: Int64, id: UInt64), than current: (since: Int64, id: UInt64)?) -> Bool {
+            current.map { candidate < $0 } ?? true
+        }
+        var oldestIdle: (since: Int64, id: UInt64)?
+        var oldestHead: (since: Int64, id: UInt64)?
         for (id, phase) in connections {
             switch phase {
-            case .idle(let since) where oldestIdle.map({ since < $0.since }) ?? true: oldestIdle = (id, since)
-            case .awaitingHead(let since) where oldestHead.map({ since < $0.since }) ?? true: oldestHead = (id, since)
+            case .idle(let since) where older((since, id), than: oldestIdle): oldestIdle = (since, id)
+            case .awaitingHead(let since) where older((since, id), than: oldestHead): oldestHead = (since, id)
             default: continue
             }
         }

@@ -31,5 +31,7 @@ import Testing
         #expect(policy.victim(among: connections.filter { $0.id != 5 && $0.id != 3 }) == 4)
         #expect(policy.victim(among: connections.filter { $0.id >= 6 }) == nil)  // all busy: the newcomer gets 503
         #expect(policy.victim(among: []) == nil)
+        // Accepted in the same millisecond: the one accepted first (the lower id) is the older.
+        #expect(policy.victim(among: [(9, .awaitingHead(since: 7)), (4, .awaitingHead(since: 7))]) == 4)
     }
 }
