@@ -206,7 +206,12 @@ final class EventLoop: @unchecked Sendable {
             case .stop:
                 return false
             case .respond(let id, let response, let keepAlive, let headOnly):
-                guard let connection = connections[id], connection.phase == .handling else { continue }
+                guard let connection = connections[id], connection.phase == .handling else {
+                    // The client left while its handler ran. A stream's producer still runs, once, to a closed
+                    // writer: it may hold something (a live view's slot) that it frees only when its writes fail.
+                    if case .stream(let produce) = response.body { run(produce, to: closedChannel()) }
+                    continue
+                }
                 respond(connection, response, keepAlive: keepAlive, headOnly: headOnly, now: now)
             case .streamReady(let id):
                 guard let connection = connections[id], case .streaming = connection.phase,
@@ -233,23 +238,36 @@ final class EventLoop: @unchecked Sendable {
             connection.keepAlive = false
             if headOnly {
                 connection.phase = .writing(progress: now)
+                run(produce, to: closedChannel())  // a HEAD gets no stream, but its producer must end all the same
             } else {
                 let id = connection.id
                 let channel = StreamChannel(bufferBytes: limits.streamBufferBytes, timeoutSeconds: limits.writeTimeoutSeconds,
                                             notify: { [mailbox] in mailbox.post(.streamReady(connection: id)) })
                 connection.stream = channel
                 connection.phase = .streaming(progress: now)
-                let thread = Thread {
-                    produce(channel)
-                    channel.finish()
-                }
-                thread.name = "http-stream"
-                thread.stackSize = 512 << 10
-                thread.start()
+                run(produce, to: channel)
             }
         }
         connection.outputSent = 0
         flush(connection, now: now)
+    }
+
+    /// Runs a stream's producer on a thread of its own; the channel learns when it returns.
+    private func run(_ produce: @escaping @Sendable (StreamWriter) -> Void, to channel: StreamChannel) {
+        let thread = Thread {
+            produce(channel)
+            channel.finish()
+        }
+        thread.name = "http-stream"
+        thread.stackSize = 512 << 10
+        thread.start()
+    }
+
+    /// A writer whose every write fails at once.
+    private func closedChannel() -> StreamChannel {
+        let channel = StreamChannel(bufferBytes: 0, timeoutSeconds: 0, notify: {})
+        channel.close()
+        return channel
     }
 
     /// Sends what the kernel takes now; then, with the response done, closes, waits for the next request, or takes

@@ -199,6 +199,38 @@ import Testing
         #expect(text.hasSuffix("\r\n\r\n"))
     }
 
+    /// A HEAD of a stream gets the head only, and the producer still runs to a writer that fails, so what it holds
+    /// (a live view's slot) is freed; so does a stream whose client left while its handler ran.
+    @Test func aStreamNobodyWillReadStillEndsItsProducer() throws {
+        let produced = Atomic<Int>(0)
+        let handlerStarted = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let server = try server(handler: { request in
+            if request.path == "/slow-live" {
+                handlerStarted.signal()
+                release.wait()
+            }
+            return HTTPResponse(status: .ok, body: .stream { writer in
+                if !writer.write(Array("data: x\n\n".utf8)) { produced.add(1, ordering: .relaxed) }
+            })
+        })
+        defer { server.stop() }
+        let head = TestClient(port: server.address.port)
+        head.send("HEAD /live HTTP/1.1\r\n\r\n")
+        let text = head.read(for: 10)
+        #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n") && text.hasSuffix("\r\n\r\n"))
+        var leaving: TestClient? = TestClient(port: server.address.port)
+        leaving?.send("GET /slow-live HTTP/1.1\r\n\r\n")
+        handlerStarted.wait()
+        leaving = nil
+        usleep(300_000)  // the loop sees the client gone
+        release.signal()
+        let start = TestClient.now()
+        while produced.load(ordering: .relaxed) < 2, TestClient.now() - start < 30 { usleep(20_000) }
+        let endedOnAFailedWrite = produced.load(ordering: .relaxed)
+        #expect(endedOnAFailedWrite == 2)
+    }
+
     @Test func stoppingClosesEveryConnection() throws {
         let server = try server()
         let clients = (0..<5).map { _ in TestClient(port: server.address.port) }
