@@ -42,10 +42,10 @@ def b64(data: bytes) -> str:
 
 
 def tracking_link(secret: bytes, user: str, trip: str, console: str, expires_after: int = 3600) -> str:
-    """The recipe of docs/console-and-tracking.md for a notification service: must give the same link as `tripstream tracking-link`."""
-    message = f"v1\n{user}\n{trip}\n{expires_after}".encode()
-    mac = hmac.new(secret, message, hashlib.sha256).digest()
-    return f"{console}/track/v1.{b64(user.encode())}.{b64(trip.encode())}.{expires_after}.{b64(mac)}"
+    """docs/http-and-tracking.md's recipe for a notification service: must give `tripstream tracking-link`'s link."""
+    signed = f"v2.{b64(user.encode())}.{b64(trip.encode())}.{expires_after}"
+    mac = hmac.new(secret, signed.encode(), hashlib.sha256).digest()
+    return f"{console}/track/{signed}.{b64(mac)}"
 
 
 def browser(width=1400, height=860):
@@ -149,7 +149,7 @@ def check_tracking(driver, base, tripstream, secret_file, out):
     with open(secret_file, "rb") as file:
         secret = file.read().rstrip(b"\r\n")
     if tracking_link(secret, trip["user"], trip["trip"], base.rstrip("/")) != link:
-        fail(f"the Python recipe of docs/console-and-tracking.md mints another link than tripstream tracking-link: {link}")
+        fail(f"README's Python recipe mints another link than tripstream tracking-link: {link}")
     driver.get_log("performance")  # drop the console's entries
     driver.get(link)
     status_text = wait(driver, "const s = document.getElementById('status').textContent;"
@@ -177,7 +177,9 @@ def check_tracking(driver, base, tripstream, secret_file, out):
     # Tampered and malformed tokens are refused, by the page and by its data URL.
     token = link.rsplit("/", 1)[1]
     tampered = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
+    last_changed = token[:-1] + ("A" if token[-1] != "A" else "B")  # README said 403; it was 400 before v2
     for path, expected in (("track/" + tampered, 403), ("api/track/" + tampered, 403),
+                           ("api/track/" + last_changed, 403),
                            ("track/not-a-token", 400), ("api/track/v1.x.y.z", 400)):
         status, _ = get(base + path)
         if status != expected:

@@ -144,6 +144,9 @@ echo "== command line: failed runs keep the previous outputs, gaps and unreachab
 echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
 .ci/console-check.sh "$tripstream"
 
+echo "== slow clients: 200 trickling request heads per server; /, /api/track and run's /health answer within 2 s (.ci/slow-clients-check.sh)" >&2
+.ci/slow-clients-check.sh "$tripstream"
+
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"
 

@@ -1,5 +1,5 @@
 import Console
-import ConsoleHTTP
+import HTTPServing
 import Domain
 import Foundation
 import KafkaIO

@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 import Testing
 

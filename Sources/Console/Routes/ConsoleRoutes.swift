@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 
 /// Maps requests to responses. No sockets here: tests call ``respond(_:)`` with parsed requests.
 ///

@@ -2,10 +2,9 @@
 import Glibc
 #endif
 
-/// One accepted TCP connection: blocking reads and writes with timeouts. The only type of the console
-/// that touches a socket descriptor besides the listener.
-final class SocketConnection: StreamWriter, @unchecked Sendable {
-    // Safe: `descriptor` is immutable; it is used by the one thread that serves this connection.
+/// A client's TCP connection (``HTTPGet``): blocking reads and writes with timeouts.
+final class SocketConnection: @unchecked Sendable {
+    // Safe: `descriptor` is immutable; one thread uses the connection.
     private let descriptor: Int32
 
     init(descriptor: Int32, timeoutSeconds: Int) {

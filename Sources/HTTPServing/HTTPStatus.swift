@@ -17,6 +17,7 @@ public struct HTTPStatus: Sendable, Equatable, CustomStringConvertible {
     public static let forbidden = HTTPStatus(403, "Forbidden")
     public static let notFound = HTTPStatus(404, "Not Found")
     public static let methodNotAllowed = HTTPStatus(405, "Method Not Allowed")
+    public static let requestTimeout = HTTPStatus(408, "Request Timeout")
     public static let gone = HTTPStatus(410, "Gone")
     public static let payloadTooLarge = HTTPStatus(413, "Payload Too Large")
     public static let uriTooLong = HTTPStatus(414, "URI Too Long")

@@ -1,10 +1,10 @@
-/// What a route answers: a status, header fields and a body, either bytes or a stream written on the
-/// connection's own thread (Server-Sent Events).
+/// What a route answers: a status, header fields and a body, either bytes or a stream written from a thread of
+/// its own (Server-Sent Events).
 public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         case bytes([UInt8])
-        /// Called once with a writer for the open connection; returns when the stream ends (the writer's
-        /// `write` returned false, or the producer is done). The connection closes afterwards.
+        /// Called once, on a thread of its own, with a writer for the open connection; returns when the stream
+        /// ends (the writer's `write` returned false, or the producer is done). The connection closes afterwards.
         case stream(@Sendable (StreamWriter) -> Void)
     }
 
@@ -52,8 +52,9 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Writes to a streaming response's connection; `write` returns false once the client is gone or
-/// did not take the bytes within the server's write timeout.
+/// Writes to a streaming response's connection. `write` returns at once while the client keeps up; it returns
+/// false once the client is gone, or has left ``ServerLimits/streamBufferBytes`` untaken for
+/// ``ServerLimits/writeTimeoutSeconds``.
 public protocol StreamWriter: Sendable {
     func write(_ bytes: [UInt8]) -> Bool
 }
