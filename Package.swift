@@ -26,8 +26,13 @@ let package = Package(
         .target(name: "CommandLineKit"),
         .target(name: "Simulation", dependencies: ["Domain", "Codec"]),
         // The read side: a small HTTP/1.1 server over POSIX sockets, and the console (read model, pages) on it.
+        // The pages' HTML, CSS and JavaScript are files in Sources/Console/Web, embedded at build time.
         .target(name: "ConsoleHTTP"),
-        .target(name: "Console", dependencies: ["ConsoleHTTP", "KafkaIO", "Runtime"]),
+        .target(name: "Console", dependencies: ["ConsoleHTTP", "KafkaIO", "Runtime"],
+                plugins: ["EmbedWebFilesPlugin"]),
+        .executableTarget(name: "EmbedWebFiles"),
+        .plugin(name: "EmbedWebFilesPlugin", capability: .buildTool(), dependencies: ["EmbedWebFiles"],
+                path: "Plugins/EmbedWebFiles"),
 
         // MARK: - Runtime and executable
         .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO"]),
@@ -61,7 +66,7 @@ let package = Package(
 // Kafka, LZ4 and RocksDB glue, the runtime's state decoders, the CLI) keeps Swift's checks, so a
 // hostile record fails loudly instead of reading out of bounds.
 let uncheckedTargets: Set<String> = ["Simulation"]
-for target in package.targets where target.type != .system && target.name != "CHeapStats" {
+for target in package.targets where target.type != .system && target.type != .plugin && target.name != "CHeapStats" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     if uncheckedTargets.contains(target.name) {

@@ -67,7 +67,7 @@ public struct ConsoleRoutes: Sendable {
                     ("Set-Cookie", "\(ConsoleAccess.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
                 ])
             }
-            return .text(.ok, ConsolePage.html, type: "text/html; charset=utf-8")
+            return html(WebFiles.all["console.html"] ?? [])
         case "/api/config":
             var json = JSONText()
             json.raw("{\"tiles\":")
@@ -137,15 +137,16 @@ public struct ConsoleRoutes: Sendable {
         return lines
     }
 
+    /// A script or style sheet of the pages (`Sources/Console/Web`, embedded in the binary).
     private func asset(_ name: String) -> HTTPResponse {
-        switch name {
-        case "console.js": .text(.ok, ConsoleScript.text, type: "text/javascript; charset=utf-8")
-        case "map.js": .text(.ok, MapScript.text, type: "text/javascript; charset=utf-8")
-        case "tracking.js": .text(.ok, TrackingScript.text, type: "text/javascript; charset=utf-8")
-        case "playback.js": .text(.ok, PlaybackScript.text, type: "text/javascript; charset=utf-8")
-        case "console.css": .text(.ok, ConsoleStyle.text, type: "text/css; charset=utf-8")
-        default: .error(.notFound, "no such asset")
+        guard name.hasSuffix(".js") || name.hasSuffix(".css"), let file = WebFiles.file(name) else {
+            return .error(.notFound, "no such asset")
         }
+        return HTTPResponse(status: .ok, headers: [("Content-Type", file.type)], body: .bytes(file.bytes))
+    }
+
+    private func html(_ bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: .bytes(bytes))
     }
 
     // MARK: - Tracking
@@ -177,9 +178,9 @@ public struct ConsoleRoutes: Sendable {
         switch trackedTrip(token) {
         case .success, .failure(.unknownTrip):
             // A trip not seen yet is not an error for its customer: the page says so and keeps asking.
-            return .text(.ok, TrackingPage.html, type: "text/html; charset=utf-8")
+            return html(WebFiles.all["tracking.html"] ?? [])
         case .failure(let refusal):
-            return .text(refusal.status, TrackingPage.refused(refusal.message), type: "text/html; charset=utf-8")
+            return html(WebFiles.refusedPage(refusal.message), status: refusal.status)
         }
     }
 
