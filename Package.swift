@@ -28,7 +28,7 @@ let package = Package(
         // The read side: a small HTTP/1.1 server over POSIX sockets, and the console (read model, pages) on it.
         // The pages' HTML, CSS and JavaScript are files in Sources/Console/Web, embedded at build time.
         .target(name: "ConsoleHTTP"),
-        .target(name: "Console", dependencies: ["ConsoleHTTP", "KafkaIO", "Runtime"],
+        .target(name: "Console", dependencies: ["Codec", "ConsoleHTTP", "Domain", "KafkaIO", "Runtime"],
                 plugins: ["EmbedWebFilesPlugin"]),
         .executableTarget(name: "EmbedWebFiles"),
         .plugin(name: "EmbedWebFilesPlugin", capability: .buildTool(), dependencies: ["EmbedWebFiles"],
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ConsoleHTTP", "KafkaIO"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Codec", "Console", "ConsoleHTTP", "KafkaIO"]),
     ]
 )
 
