@@ -14,9 +14,12 @@ let package = Package(
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(name: "CRocksDB", pkgConfig: "rocksdb", providers: [.apt(["librocksdb-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "KafkaIO", dependencies: ["CRdKafka"]),
         .target(name: "RocksDBIO", dependencies: ["CRocksDB"]),
         .target(name: "LZ4IO", dependencies: ["CLZ4"]),
+        // SQLite, for the console's base map: a raster MBTiles file.
+        .target(name: "SQLiteIO", dependencies: ["CSQLite"]),
         .target(name: "CHeapStats"),
 
         // MARK: - Pure code
@@ -28,7 +31,7 @@ let package = Package(
         // The read side: a small HTTP/1.1 server over POSIX sockets, and the console (read model, pages) on it.
         // The pages' HTML, CSS and JavaScript are files in Sources/Console/Web, embedded at build time.
         .target(name: "ConsoleHTTP"),
-        .target(name: "Console", dependencies: ["Codec", "ConsoleHTTP", "Domain", "KafkaIO", "Runtime"],
+        .target(name: "Console", dependencies: ["Codec", "ConsoleHTTP", "Domain", "KafkaIO", "Runtime", "SQLiteIO"],
                 plugins: ["EmbedWebFilesPlugin"]),
         .executableTarget(name: "EmbedWebFiles"),
         .plugin(name: "EmbedWebFilesPlugin", capability: .buildTool(), dependencies: ["EmbedWebFiles"],
@@ -54,10 +57,11 @@ let package = Package(
         .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
         .testTarget(name: "LZ4IOTests", dependencies: ["LZ4IO"]),
         .testTarget(name: "RocksDBIOTests", dependencies: ["RocksDBIO"]),
+        .testTarget(name: "SQLiteIOTests", dependencies: ["SQLiteIO"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Codec", "Console", "ConsoleHTTP", "KafkaIO"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Codec", "Console", "ConsoleHTTP", "KafkaIO", "SQLiteIO"]),
     ]
 )
 
