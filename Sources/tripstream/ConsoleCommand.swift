@@ -29,11 +29,10 @@ enum ConsoleCommand {
                    environment: "TRIPSTREAM_CONSOLE_SECRET_FILE"),
             .value("auth-token-file", valueName: "file", help: "Bearer token for the console (16 bytes or more).",
                    environment: "TRIPSTREAM_CONSOLE_AUTH_TOKEN_FILE"),
-            .value("tiles", valueName: "url-template", help: "Map tiles under the map, e.g. http://tiles/{z}/{x}/{y}.png."),
             .value("metrics-url", valueName: "url", help: "The service's /metrics, for the lag and events/s chart."),
             .value("stale-after", valueName: "duration", help: "A driver without a fix for this long is stale.",
                    default: "5m"),
-        ] + TopicNames.options.filter { topicOptions.contains($0.longName) })
+        ] + MapTilesOptions.specs + TopicNames.options.filter { topicOptions.contains($0.longName) })
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -68,7 +67,7 @@ enum ConsoleCommand {
         console.stop()
     }
 
-    /// The access token, tracking secret and tiles options.
+    /// The access token, tracking secret and base map options.
     static func settings(_ parsed: ParsedArguments) throws -> ConsoleSettings {
         var settings = ConsoleSettings()
         if let file = try parsed.optional("secret-file", parsed.string) {
@@ -83,7 +82,7 @@ enum ConsoleCommand {
             }
             settings.access = ConsoleAccess(token: text)
         }
-        settings.tiles = try parsed.optional("tiles", parsed.string)
+        settings.tiles = try MapTilesOptions.read(parsed)
         return settings
     }
 }

@@ -84,6 +84,9 @@ import Testing
         let changes = model.takeChanges()
         #expect(changes.events.map(\.sequence) == model.feed.map(\.sequence))  // all of it is newer than 10
         #expect(changes.events.last?.sequence == Int64(FleetModel.feedLength * 2))
+        // The page's events/s counts every event read, also those the bounded feed dropped before a tick.
+        #expect(changes.eventCount == FleetModel.feedLength * 2 - 10)
+        #expect(changes.events.count < changes.eventCount)
         #expect(model.takeChanges().events.isEmpty)
     }
 

@@ -258,6 +258,7 @@ public struct FleetModel: Sendable {
             drivers: changedDrivers.compactMap { drivers[$0] }, removedDrivers: Array(removedDrivers),
             trips: changedTrips.compactMap { trips[$0] }, geofences: changedGeofences.compactMap { geofences[$0] },
             removedGeofences: Array(removedGeofences), events: feed.filter { $0.sequence > eventsTakenThrough },
+            eventCount: Int(eventSequence - eventsTakenThrough),
             streamTime: streamTime, newestUserRecordAt: newestUserRecordAt, sequence: deltaSequence + 1)
         deltaSequence += 1
         changedDrivers = []

@@ -269,10 +269,7 @@ window.consoleReconnect = () => { closeStream(); handle({ type: "error", closed:
 async function config() {
   const c = await (await fetch("/api/config", { credentials: "same-origin" })).json();
   state.staleMs = c.staleMinutes * 60000;
-  if (c.tiles) {
-    map.setTiles(c.tiles, c.tilesMaxZoom);
-    if (c.tilesAttribution) { $("attribution").textContent = c.tilesAttribution; $("attribution").hidden = false; }
-  }
+  showBaseMap(map, c.map);
   if (c.metrics) { $("chart-section").hidden = false; setInterval(chart, 2000); chart(); }
 }
 // The service's own figures, from its /metrics: records behind (consumer lag) and events it produced per second.

@@ -128,3 +128,11 @@ function drawGeofence(ctx, map, fence, stroke, fill) {
   ctx.fillStyle = fill; ctx.fill();
   ctx.strokeStyle = stroke; ctx.lineWidth = 1; ctx.stroke();
 }
+// The base map the console names ({tiles, tilesMaxZoom, tilesAttribution} from /api/map), with its
+// attribution in the page's #attribution.
+function showBaseMap(map, config) {
+  if (!config || !config.tiles) return;
+  map.setTiles(config.tiles, config.tilesMaxZoom);
+  const credit = document.getElementById("attribution");
+  if (credit && config.tilesAttribution) { credit.textContent = config.tilesAttribution; credit.hidden = false; }
+}

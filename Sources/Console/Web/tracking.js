@@ -65,9 +65,5 @@ async function poll() {
   if (response.status === 404) setTimeout(poll, 5000);
 }
 // The base map, when the console serves one (public: tiles name no one).
-fetch("/api/map", { credentials: "omit" }).then((r) => (r.ok ? r.json() : null)).then((c) => {
-  if (!c || !c.tiles) return;
-  map.setTiles(c.tiles, c.tilesMaxZoom);
-  if (c.tilesAttribution) { $("attribution").textContent = c.tilesAttribution; $("attribution").hidden = false; }
-}).catch(() => {});
+fetch("/api/map", { credentials: "omit" }).then((r) => (r.ok ? r.json() : null)).then((c) => showBaseMap(map, c)).catch(() => {});
 poll();
