@@ -24,7 +24,8 @@ test("ranges: one unit for minutes, each end whole", () => {
   assert.equal(Format.range(6, 10), "6–10 min");
   assert.equal(Format.range(5.6, 10.4), "6–10 min");
   assert.equal(Format.range(50, 80), "50 min–1 h 20");
-  assert.equal(Format.range(0.2, 4), "<1 min–4 min");
+  assert.equal(Format.range(0.2, 4), "0–4 min");
+  assert.equal(Format.range(0.3, 1.2), "0–1 min");
   assert.equal(Format.range(70, 130), "1 h 10–2 h 10");
 });
 

@@ -35,6 +35,7 @@ public enum MapTiles: Sendable {
     /// What is wrong with a tile server's URL template, or nil: http(s), {z}, {x} and {y}, nothing that could
     /// break out of the header it is named in.
     public static func problem(template: String) -> String? {
+        if template.contains("{s}") { return "name one host: {s} (a choice of subdomains) is not supported" }
         guard origin(template) != nil else { return "give an http:// or https:// URL with its host" }
         for placeholder in ["{z}", "{x}", "{y}"] where !template.contains(placeholder) {
             return "the URL has no \(placeholder)"

@@ -13,14 +13,14 @@ const Format = (() => {
     return `${Math.floor(whole / 60)} h ${String(whole % 60).padStart(2, "0")}`;
   }
 
-  // A 10–90 % range: "6–10 min", "50 min–1 h 20", "7 min" when both ends round alike; "" without both ends.
-  // Ends given the wrong way round are put right.
+  // A 10–90 % range: "6–10 min", "0–2 min", "50 min–1 h 20", "7 min" when both ends round alike; "" without
+  // both ends. Ends given the wrong way round are put right.
   function range(low, high) {
     if (!finite(low) || !finite(high)) return "";
     const [a, b] = low <= high ? [low, high] : [high, low];
     const from = Math.round(Math.max(0, a)), to = Math.round(Math.max(0, b));
     if (from === to || duration(a) === duration(b)) return duration(b);
-    if (from >= 1 && to < 60) return `${from}–${to} min`;
+    if (to < 60) return `${from}–${to} min`;
     return `${duration(a)}–${duration(b)}`;
   }
 
