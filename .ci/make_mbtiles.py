@@ -14,8 +14,9 @@ MAX_ZOOM = 3
 
 
 def tile_color(z, x, y):
-    """The RGB colour of XYZ tile z/x/y (y counted from the north, as web maps ask for tiles): unique per tile."""
-    return (40 + 60 * z, 20 + 29 * x, 20 + 29 * y)
+    """The RGB colour of XYZ tile z/x/y (y counted from the north, as web maps ask for tiles): unique per tile,
+    and pale, close to the console's own background, so screenshots made in the same run look plain."""
+    return (228 + 3 * z, 220 + 3 * x, 220 + 3 * y)
 
 
 def png(color, size=256):
