@@ -106,6 +106,8 @@ python3 analysts/queries.py "$work/sim-out" --check
 if [ -d ../shared/data/real-trajectories ]; then
     echo "== real trajectories: arrival and ETA targets" >&2
     python3 bench/real-trajectories.py --tripstream "$tripstream" --check --work "$work/rt"
+    echo "== alert precision: every event type per real ride, with thresholds (bench/alert-precision.py --check)" >&2
+    python3 bench/alert-precision.py --tripstream "$tripstream" --check >&2
     echo "== late arrival: the real trajectories, half delivered late by offline devices, give the events of their event-time order" >&2
     late_arrival_check real "$work/rt/geofences.ndjson" "$work/rt/commands.ndjson" "$work/rt/fixes.ndjson"
 else
