@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
+echo "== web: node --check on the pages' scripts, node --test on Tests/web (.ci/web-check.sh)" >&2
+.ci/web-check.sh
+
 echo "== swift test" >&2
 swift build --build-tests
 swift test --skip-build
