@@ -12,6 +12,9 @@ public final class RuntimeMetrics: Sendable {
         public var transactionsAborted = 0
         /// Inputs whose outputs, state and offsets were committed.
         public var inputsCommitted = 0
+        /// Per input partition, the next offsets of fixes and commands committed (what the service has read
+        /// for good).
+        public var committedOffsets: [Int32: (locations: Int64, commands: Int64)] = [:]
         /// Transaction calls repeated after a retriable error (coordinator moving, request timed out).
         public var transactionRetries = 0
         /// Output records sent into the open transaction before its seal, while the fold went on.
