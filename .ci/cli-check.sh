@@ -102,10 +102,10 @@ events=$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  ' "$work/demo.txt" || true)
 ! grep -q '(late)' "$work/demo.txt" || fail "a live demo printed late events: $(grep -m3 '(late)' "$work/demo.txt")"
 echo "cli: demo --duration 1m printed $events events, none late" >&2
 # A few couriers of the demo's fleet stop at a wrong store: the default feed shows it (issue 39).
-"$tripstream" demo --duration 40m --speedup 240 --no-console >"$work/demo-long.txt" 2>"$work/demo-long-log.txt"
+"$tripstream" demo --duration 30m --speedup 60 --no-console >"$work/demo-long.txt" 2>"$work/demo-long-log.txt"
 wrong=$(grep -c 'arrived at the wrong' "$work/demo-long.txt" || true)
-[ "$wrong" -gt 0 ] || fail "demo --duration 40m: the default feed showed no wrong-destination stop"
-echo "cli: demo --duration 40m showed $wrong wrong-destination stops" >&2
+[ "$wrong" -gt 0 ] || fail "demo --duration 30m: the default feed showed no wrong-destination stop"
+echo "cli: demo --duration 30m showed $wrong wrong-destination stops" >&2
 
 # --- Bench cleans up ----------------------------------------------------------------------------------------
 "$tripstream" bench -u 200 --geofences 100 --runs 1 --stage replay-path --work-dir "$work/bench" >/dev/null 2>&1
