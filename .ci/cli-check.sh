@@ -87,6 +87,23 @@ grep -q "tripstream.locations partition 0: first record at offset" "$work/histor
     || fail "replay --since before the log's start said nothing: $(cat "$work/history.txt")"
 echo "cli: the dev broker's limit, simulate's dropped records and replay's cut history are said" >&2
 
+# --- Bad setup is said (issue 41) -------------------------------------------------------------------------
+# An empty geofences file, and trips to destinations it does not hold: one warning per cause, with counts;
+# the trips' events flow all the same, and the replay succeeds.
+: >"$work/no-geofences.ndjson"
+"$tripstream" replay --quiet -g "$work/no-geofences.ndjson" -c $sample/commands.ndjson -f $sample/fixes.ndjson.lz4 \
+    -o "$work/bad-setup" 2>"$work/bad-setup.txt" || fail "a replay with an empty geofences file failed"
+trips=$(grep -c '"type":"start"' $sample/commands.ndjson)
+grep -q "^warning: the geofence table is empty (--geofences $work/no-geofences.ndjson)" "$work/bad-setup.txt" \
+    || fail "an empty geofences file was not said: $(cat "$work/bad-setup.txt")"
+grep -q "^warning: $trips trip commands named a destination geofence that is not in the geofence table" "$work/bad-setup.txt" \
+    || fail "trips to missing destinations were not said with their count ($trips): $(cat "$work/bad-setup.txt")"
+[ "$(grep -c '^warning: ' "$work/bad-setup.txt")" = 2 ] || fail "not one warning per cause: $(cat "$work/bad-setup.txt")"
+grep -q '"type":"user.started_trip"' "$work/bad-setup/events.ndjson" || fail "no trip event flowed without geofences"
+! grep -q '^warning: ' <("$tripstream" replay --quiet -g $sample/geofences.ndjson -c $sample/commands.ndjson \
+    -f $sample/fixes.ndjson.lz4 -o "$work/good-setup" 2>&1) || fail "a good setup was warned about"
+echo "cli: an empty geofences file and $trips trips to missing destinations are said, one warning each" >&2
+
 # --- A demo a newcomer understands --------------------------------------------------------------------------
 failing "$tripstream" demo --show bogus
 [ "$status" = 2 ] && grep -q "choose from all, geofence, trip, updates" "$work/err.txt" || fail "demo --show bogus: exit $status"

@@ -130,6 +130,7 @@ enum DemoCommand {
             done.runtimeStopped()
         }
         runtimeThread.start()
+        SetupWarningWatch.start(metrics: metrics, geofencesTopic: topics.geofences) { Terminal.error("service: \($0)") }
         DemoPublisher.start(fleet, speedup: speedup, configuration: kafka, topics: topics, done: done)
 
         let console = showConsole
