@@ -42,7 +42,7 @@ def b64(data: bytes) -> str:
 
 
 def tracking_link(secret: bytes, user: str, trip: str, console: str, expires_after: int = 3600) -> str:
-    """README's recipe for a notification service: must give the same link as `tripstream tracking-link`."""
+    """The recipe of docs/console-and-tracking.md for a notification service: must give the same link as `tripstream tracking-link`."""
     message = f"v1\n{user}\n{trip}\n{expires_after}".encode()
     mac = hmac.new(secret, message, hashlib.sha256).digest()
     return f"{console}/track/v1.{b64(user.encode())}.{b64(trip.encode())}.{expires_after}.{b64(mac)}"
@@ -149,7 +149,7 @@ def check_tracking(driver, base, tripstream, secret_file, out):
     with open(secret_file, "rb") as file:
         secret = file.read().rstrip(b"\r\n")
     if tracking_link(secret, trip["user"], trip["trip"], base.rstrip("/")) != link:
-        fail(f"README's Python recipe mints another link than tripstream tracking-link: {link}")
+        fail(f"the Python recipe of docs/console-and-tracking.md mints another link than tripstream tracking-link: {link}")
     driver.get_log("performance")  # drop the console's entries
     driver.get(link)
     status_text = wait(driver, "const s = document.getElementById('status').textContent;"

@@ -2,7 +2,7 @@
 ///
 /// Text form: `v1.<user>.<trip>.<seconds>.<mac>`, user and trip in base64url, `mac` the base64url
 /// HMAC-SHA256 under the console's secret of `"v1\n" + user + "\n" + trip + "\n" + seconds`. A
-/// notification service mints the same token with any HMAC library (README, "Console").
+/// notification service mints the same token with any HMAC library (docs/console-and-tracking.md).
 public struct TrackingToken: Equatable, Sendable {
     public var user: String
     public var trip: String
