@@ -3,11 +3,18 @@
 # (librdkafka, liblz4, librocksdb), the independent Kafka peers the tests use (kcat, Debian's
 # python3-confluent-kafka, Go + Sarama), Python's jsonschema for the schema checks, DuckDB (Python and its
 # command line) for the analysts' SQL, and Prometheus (promtool) and kubernetes-validate for the operations checks.
+# With --build: only what building and running tripstream needs (scripts/demo.sh), without the test tools,
+# whose Python imports alone took seconds.
 set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
           golang-go golang-github-shopify-sarama-dev libzstd-dev curl libssl-dev libsqlite3-dev libmicrohttpd-dev
           prometheus chromium chromium-driver)  # Prometheus 2.42 and promtool (.ci/prometheus-check.sh); the console's browser check (.ci/console-check.sh)
+build_only=false
+if [ "${1:-}" = "--build" ]; then
+    build_only=true
+    packages=(librdkafka-dev liblz4-dev librocksdb-dev pkg-config libzstd-dev libssl-dev libsqlite3-dev libmicrohttpd-dev)
+fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -18,6 +25,11 @@ if ((${#missing[@]})); then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if $build_only; then
+    command -v swift >/dev/null || { echo "error: no Swift toolchain on PATH (Swift 6 is needed)" >&2; exit 1; }
+    exit 0
 fi
 
 # The python3 first on PATH (it may not be Debian's) needs jsonschema for the Swift schema tests.

@@ -142,6 +142,9 @@ if [ -z "$published" ] || [ "${consumed:-0}" -lt "$published" ]; then
     exit 1
 fi
 
+echo "== demo: with no option it stays (90 s), its console answers, no dropped warning, SIGINT exits 0; --fleet porto (.ci/demo-check.sh)" >&2
+.ci/demo-check.sh "$tripstream"
+
 echo "== command line: failed runs keep the previous outputs, gaps and unreachable brokers said, exit codes, demo feed, bench cleanup" >&2
 .ci/cli-check.sh "$tripstream"
 echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
