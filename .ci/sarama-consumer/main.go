@@ -1,7 +1,8 @@
 // sarama-consumer reads a topic in a consumer group with read_committed isolation, using Sarama
 // (an independent Kafka protocol implementation), and prints each record as one JSON line:
 // {"partition": P, "offset": O, "key": "...", "value": <the record's JSON value>}.
-// It exits after -idle seconds without a new record (once at least -min records were read).
+// It exits after -idle seconds without a new record (once at least -min records were read and, with -done, once
+// that file exists: the producers have finished).
 package main
 
 import (
@@ -59,6 +60,7 @@ func main() {
 	idle := flag.Int("idle", 10, "seconds without records before exiting")
 	minimum := flag.Int("min", 1, "records to read before idling may end the run")
 	timeout := flag.Int("timeout", 300, "overall seconds before giving up")
+	done := flag.String("done", "", "a file that exists once the producers have finished; idling ends the run only then")
 	flag.Parse()
 
 	config := sarama.NewConfig()
@@ -89,7 +91,12 @@ func main() {
 		quiet := time.Since(h.last) > time.Duration(*idle)*time.Second
 		count := h.count
 		h.mu.Unlock()
-		if (quiet && count >= *minimum) || time.Now().After(deadline) {
+		finished := true
+		if *done != "" {
+			_, err := os.Stat(*done)
+			finished = err == nil
+		}
+		if (quiet && count >= *minimum && finished) || time.Now().After(deadline) {
 			break
 		}
 	}
