@@ -29,16 +29,23 @@ metric_at() {  # port name
         | awk -v name="$2" 'index($0, name) == 1 {sum += $NF; n++} END {print (n ? sum : -1)}'
 }
 
-# Waits up to 60 s until `metric_at PORT NAME` satisfies an awk condition on v (e.g. 'v > 0'); otherwise shows the
-# tail of LOG and exits.
-wait_for_at() {  # port name condition log
-    local v
-    for _ in $(seq 300); do
-        v=$(metric_at "$1" "$2")
-        awk -v v="$v" "BEGIN {exit !($3)}" && return 0
+# Waits up to SECONDS until the number READER prints satisfies an awk condition on v (e.g. 'v > 0'); otherwise says
+# what WHAT still is and returns 1.
+wait_until() {  # seconds condition what reader [args...]
+    local v deadline=$((SECONDS + $1))
+    while :; do
+        v=$("${@:4}")
+        awk -v v="$v" "BEGIN {exit !($2)}" && return 0
+        [ "$SECONDS" -lt "$deadline" ] || break
         sleep 0.2
     done
-    echo "tripstream run (metrics on port $1): $2 still $v after 60 s, wanted $3" >&2
-    grep -v CONFWARN "$4" | tail -20 >&2
-    exit 1
+    echo "$3 still $v after $1 s, wanted $2" >&2
+    return 1
+}
+
+# Waits up to 60 s until `metric_at PORT NAME` satisfies an awk condition on v; otherwise shows the tail of LOG
+# and exits.
+wait_for_at() {  # port name condition log
+    wait_until 60 "$3" "tripstream run (metrics on port $1): $2" metric_at "$1" "$2" \
+        || { grep -v CONFWARN "$4" | tail -20 >&2; exit 1; }
 }
