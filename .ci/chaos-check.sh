@@ -95,7 +95,7 @@ owned=tripstream_owned_partitions
 
 say "one instance, a, and the Sarama consumer"
 start_run a
-"$work/sarama-consumer" -brokers "$brokers" -topic tripstream.events -group sarama-chaos -idle 5 -min 100 -timeout 300 \
+"$work/sarama-consumer" -brokers "$brokers" -topic tripstream.events -group sarama-chaos -session-timeout 6s -timeout 300 \
     -done "$work/service-stopped" \
     >"$work/events.sarama.ndjson" 2>"$work/sarama.log" &
 sarama_pid=$!

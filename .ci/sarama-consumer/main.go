@@ -66,6 +66,7 @@ func main() {
 	idle := flag.Int("idle", 10, "seconds without records before exiting")
 	minimum := flag.Int("min", 1, "records to read before idling may end the run")
 	timeout := flag.Int("timeout", 300, "overall seconds before giving up")
+	session := flag.Duration("session-timeout", 10*time.Second, "the group session timeout (heartbeats every tenth of it)")
 	done := flag.String("done", "", "a file that exists once the producers have finished; idling ends the run only then")
 	flag.Parse()
 
@@ -75,6 +76,8 @@ func main() {
 	config.Consumer.IsolationLevel = sarama.ReadCommitted
 	config.Consumer.Offsets.Initial = sarama.OffsetOldest
 	config.Consumer.Return.Errors = false
+	config.Consumer.Group.Session.Timeout = *session
+	config.Consumer.Group.Heartbeat.Interval = *session / 10
 
 	client, err := sarama.NewClient(strings.Split(*brokers, ","), config)
 	if err != nil {
