@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what TripStream needs on Debian 12, only what is missing: the C libraries it links
 # (librdkafka, liblz4, librocksdb), the independent Kafka peers the tests use (kcat, Debian's
-# python3-confluent-kafka, Go + Sarama), Python's jsonschema for the schema checks, and Prometheus
-# (promtool) and kubernetes-validate for the operations checks.
+# python3-confluent-kafka, Go + Sarama), Python's jsonschema for the schema checks, DuckDB (Python and its
+# command line) for the analysts' SQL, and Prometheus (promtool) and kubernetes-validate for the operations checks.
 set -euo pipefail
 
 packages=(librdkafka-dev liblz4-dev librocksdb-dev lz4 pkg-config kcat python3 python3-jsonschema python3-confluent-kafka
@@ -30,6 +30,14 @@ fi
 if ! python3 -c 'import duckdb' 2>/dev/null; then
     echo "installing duckdb for $(command -v python3)" >&2
     python3 -m pip install --quiet duckdb || python3 -m pip install --quiet --break-system-packages duckdb
+fi
+
+# DuckDB's command line (PyPI's duckdb-cli) for the docs' SQL, run as a user pastes it (.ci/sql-check.sh).
+if ! command -v duckdb >/dev/null; then
+    echo "installing duckdb-cli for $(command -v python3)" >&2
+    python3 -m pip install --quiet 'duckdb-cli>=1.4,<2' \
+        || python3 -m pip install --quiet --break-system-packages 'duckdb-cli>=1.4,<2'
+    if command -v pyenv >/dev/null; then pyenv rehash; fi  # its shims find the new command
 fi
 
 # kubernetes-validate (PyPI, with its Kubernetes schemas offline) for .ci/kubernetes-check.sh.

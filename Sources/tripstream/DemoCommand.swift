@@ -29,7 +29,7 @@ enum DemoCommand {
             .value("seed", valueName: "n", help: "Random seed of the fleet.", default: "7"),
             .flag("console", help: "Serve the console on loopback (its URL is printed); events become a summary line.",
                   default: true, inversion: true),
-        ] + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
+        ] + MapTilesOptions.specs + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -50,6 +50,7 @@ enum DemoCommand {
         // Simulated time runs --speedup times faster than the wall clock: the service takes fixes that far ahead.
         foldSettings.maxClockSkew = max(foldSettings.maxClockSkew, settings.duration * 1000 + 15 * 60_000)
         try EtaModelOptions.read(parsed, into: &foldSettings)
+        let tiles = try MapTilesOptions.read(parsed)  // before anything starts: a wrong file is one line, at once
 
         let topics = Topics()
         let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)
@@ -106,7 +107,7 @@ enum DemoCommand {
         }
         publisherThread.start()
 
-        let console = try parsed.bool("console") ? DemoConsole.start(kafka: kafka, topics: topics, metrics: metrics) : nil
+        let console = try parsed.bool("console") ? DemoConsole.start(kafka: kafka, topics: topics, metrics: metrics, tiles: tiles) : nil
         // The service and the fleet are stopped whatever became of the watcher, before their state is removed.
         let watched = Result {
             try watchEvents(kafka: kafka, topic: topics.events, show: show, done: done, metrics: metrics,

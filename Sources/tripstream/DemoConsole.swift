@@ -1,5 +1,5 @@
 import Console
-import ConsoleHTTP
+import HTTPServing
 import Domain
 import Foundation
 import KafkaIO
@@ -14,8 +14,11 @@ enum DemoConsole {
         func stop() { service.stop() }
     }
 
-    static func start(kafka: KafkaConfiguration, topics: Topics, metrics: RuntimeMetrics) throws -> Running {
+    static func start(kafka: KafkaConfiguration, topics: Topics, metrics: RuntimeMetrics, tiles: MapTiles?) throws
+        -> Running
+    {
         var settings = ConsoleSettings()
+        settings.tiles = tiles
         var generator = SystemRandomNumberGenerator()
         settings.trackingSecret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let consoleTopics = ConsoleTopics(topics)
