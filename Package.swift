@@ -60,7 +60,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Simulation"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "Domain", "Simulation"]),
-        .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO"]),
+        .testTarget(name: "KafkaIOTests", dependencies: ["KafkaIO", "Simulation"]),
         .testTarget(name: "LZ4IOTests", dependencies: ["LZ4IO"]),
         .testTarget(name: "RocksDBIOTests", dependencies: ["RocksDBIO"]),
         .testTarget(name: "SQLiteIOTests", dependencies: ["SQLiteIO"]),

@@ -3,7 +3,7 @@
 # checks across processes and against independent implementations: the schemas with Python's
 # jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories,
 # the release build against the debug build, replay from topics, archives and files,
-# and the Kafka runtime with kcat and a Sarama consumer.
+# and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -160,6 +160,8 @@ if [ -x .ci/kafka-check.sh ]; then
     echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2
     .ci/kafka-check.sh "$tripstream"
 fi
+echo "== chaos: three run instances on a dev-broker --chaos, scale out and in, a zombie and a SIGKILL; Sarama read_committed against the event-time fold" >&2
+.ci/chaos-check.sh "$tripstream"
 echo "== Kubernetes: the manifests validate against a pinned Kubernetes (kubernetes-validate) and keep their invariants" >&2
 .ci/kubernetes-check.sh
 
