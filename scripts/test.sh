@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
+echo "== web: node --check on the pages' scripts, node --test on Tests/web (.ci/web-check.sh)" >&2
+.ci/web-check.sh
+
 echo "== swift test" >&2
 swift build --build-tests
 swift test --skip-build
@@ -146,6 +149,9 @@ echo "== command line: failed runs keep the previous outputs, gaps and unreachab
 .ci/cli-check.sh "$tripstream"
 echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
 .ci/console-check.sh "$tripstream"
+
+echo "== slow clients: 200 trickling request heads per server; /, /api/track and run's /health answer within 2 s (.ci/slow-clients-check.sh)" >&2
+.ci/slow-clients-check.sh "$tripstream"
 
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"

@@ -1,4 +1,5 @@
 import Codec
+import Console
 import CommandLineKit
 import Domain
 import Foundation
@@ -39,7 +40,7 @@ enum DemoCommand {
                        + "--secret-file` mints links it accepts. Default: one made for this run."),
             .flag("console", help: "Serve the console on loopback (its URL is printed); events become a summary line.",
                   default: true, inversion: true),
-        ] + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
+        ] + MapTilesOptions.specs + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
 
     /// The service's consumer group.
     static let group = "tripstream-demo"
@@ -64,6 +65,7 @@ enum DemoCommand {
         foldSettings.maxClockSkew = max(foldSettings.maxClockSkew,
                                         duration.map { $0 * 1000 + 15 * 60_000 } ?? 366 * 86_400_000)
         try EtaModelOptions.read(parsed, into: &foldSettings)
+        let tiles = try MapTilesOptions.read(parsed)  // before anything starts: a wrong file is one line, at once
         let fleetName = try parsed.string("fleet")
         if fleetName == "simulated" {
             var settings = SimulationSettings()
@@ -77,7 +79,7 @@ enum DemoCommand {
             Terminal.error("fleet: a simulated city, \(settings.users) drivers, \(settings.geofences) geofences, seed "
                 + "\(settings.seed), at \(times(speedup)) the wall clock's pace")
             try run(FleetSimulator(settings: settings), speedup: speedup, show: show, settings: foldSettings,
-                    secret: secret, secretFile: secretFile, console: try parsed.bool("console"))
+                    secret: secret, secretFile: secretFile, tiles: tiles, console: try parsed.bool("console"))
         } else {
             for option in ["users", "geofences", "seed"] where parsed.source(of: option) != .defaultValue {
                 throw CommandFailure("--\(option) is for the simulated fleet, not --fleet \(fleetName)")
@@ -86,7 +88,7 @@ enum DemoCommand {
             let fleet = try DemoFleet.recorded(directory: directory, start: start, duration: duration ?? .max)
             Terminal.error("fleet: the rides of \(directory), again and again, at \(times(speedup)) the wall clock's pace")
             try run(fleet, speedup: speedup, show: show, settings: foldSettings, secret: secret,
-                    secretFile: secretFile, console: try parsed.bool("console"))
+                    secretFile: secretFile, tiles: tiles, console: try parsed.bool("console"))
         }
     }
 
@@ -97,7 +99,7 @@ enum DemoCommand {
 
     private static func run<Fleet: LiveFleet>(_ fleet: Fleet, speedup: Double, show: Set<String>,
                                               settings: FoldSettings, secret: [UInt8]?, secretFile: String?,
-                                              console showConsole: Bool) throws
+                                              tiles: MapTiles?, console showConsole: Bool) throws
     {
         let topics = Topics()
         let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)
@@ -134,7 +136,8 @@ enum DemoCommand {
         DemoPublisher.start(fleet, speedup: speedup, configuration: kafka, topics: topics, done: done)
 
         let console = showConsole
-            ? try DemoConsole.start(kafka: kafka, topics: topics, metrics: metrics, secret: secret, secretFile: secretFile)
+            ? try DemoConsole.start(kafka: kafka, topics: topics, metrics: metrics, secret: secret, secretFile: secretFile,
+                                tiles: tiles)
             : nil
         // Its clients go with the call, before the broker does.
         try watchEvents(kafka: kafka, topics: topics, show: show, done: done, metrics: metrics, summary: console != nil) {

@@ -1,5 +1,5 @@
 import Console
-import ConsoleHTTP
+import HTTPServing
 import Domain
 import Foundation
 import KafkaIO
@@ -17,9 +17,10 @@ enum DemoConsole {
 
     /// - Parameter secretFile: the file the secret came from, named in the hint to mint more links.
     static func start(kafka: KafkaConfiguration, topics: Topics, metrics: RuntimeMetrics, secret: [UInt8]?,
-                      secretFile: String?) throws -> Running
+                      secretFile: String?, tiles: MapTiles?) throws -> Running
     {
         var settings = ConsoleSettings()
+        settings.tiles = tiles
         var generator = SystemRandomNumberGenerator()
         let secret = secret ?? (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         settings.trackingSecret = secret
