@@ -42,7 +42,7 @@ enum DemoCommand {
                   default: true, inversion: true),
         ] + MapTilesOptions.specs + TripDefaultOptions.specs(environment: false) + EtaModelOptions.specs(environment: false))
 
-    /// The service's consumer group: its committed offsets say what it read.
+    /// The service's consumer group.
     static let group = "tripstream-demo"
 
     static func run(_ parsed: ParsedArguments) throws {
