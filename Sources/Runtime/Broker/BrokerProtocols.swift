@@ -1,4 +1,7 @@
 import Domain
+#if canImport(Glibc)
+import Glibc
+#endif
 import KafkaIO
 
 // The runtime's view of the broker: a few small protocols, so the pipeline can run on Kafka
@@ -103,6 +106,8 @@ public protocol Clock: Sendable {
     func now() -> UnixMillis
     /// Monotonic seconds.
     func monotonic() -> Double
+    /// Lets `seconds` pass (a pause between retries).
+    func sleep(seconds: Double)
 }
 
 /// The machine's clocks.
@@ -110,4 +115,5 @@ public struct SystemClock: Clock {
     public init() {}
     public func now() -> UnixMillis { WallClock.now() }
     public func monotonic() -> Double { WallClock.monotonic() }
+    public func sleep(seconds: Double) { usleep(UInt32(max(0, seconds) * 1e6)) }
 }
