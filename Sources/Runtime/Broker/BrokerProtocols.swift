@@ -14,6 +14,9 @@ public protocol InputLog: AnyObject {
     func poll(maxRecords: Int, timeout: Duration) throws -> [ConsumedRecord]
     /// Assignments, revocations and losses since the last call, in order.
     func takeRebalanceEvents() -> [RebalanceEvent]
+    /// Hands partitions revoked in an orderly rebalance over to the group, once what was folded from them
+    /// is committed: until then the group gives them to nobody else.
+    func release(_ partitions: [TopicPartition]) throws
     func seek(_ offsets: [TopicPartitionOffset]) throws
     func pause(_ partitions: [TopicPartition]) throws
     func resume(_ partitions: [TopicPartition]) throws

@@ -19,6 +19,11 @@ enum RuntimeAction {
     /// Stops or resumes fetching partitions (fixes and commands).
     case pause([Int32])
     case resume([Int32])
+    /// Hands revoked partitions over to the group, their work committed.
+    case release([Int32])
+    /// Asks whether offsets of an open transaction are pending for partitions (KIP-447), whose changelog
+    /// it may still write: a restore waits until they are not → `.stable`.
+    case checkStable([Int32])
     /// Starts or stops reading partitions' trip commands.
     case addCommands(Int32, KafkaReader.StartOffset)
     case removeCommands([Int32])
@@ -26,8 +31,8 @@ enum RuntimeAction {
     case measureLag([Int32])
 
     // MARK: Partitions
-    /// Rebuilds partitions from their snapshots and changelogs → `.restored`.
-    case restore([Int32])
+    /// Rebuilds partitions from their snapshots and changelogs, given the group's committed offsets → `.restored`.
+    case restore([Int32], committed: [TopicPartition: Int64])
     /// Lets go of partitions given up: their stores closed, their fetching resumed if paused.
     case retire([PartitionOwner])
     /// Folds what is ready in each partition (on the fold threads) → `.folded`; `drain`: everything fetched.
@@ -84,6 +89,9 @@ enum RuntimeActionResult {
     case lag([TopicPartition: Int64]?)
     case changelogEnds([TopicPartition: Int64]?)
     case restored([PartitionOwner])
+    /// Partitions whose committed offsets are stable (and those offsets, fixes and commands), and those with
+    /// offsets pending in an open transaction.
+    case stable(ready: [Int32], pending: [Int32], committed: [TopicPartition: Int64])
     /// Seconds the round took, and the snapshots written meanwhile.
     case folded(seconds: Double, snapshots: [SnapshotWriter.Result])
     case sealed(SealedTransaction)

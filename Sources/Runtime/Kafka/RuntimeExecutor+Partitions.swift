@@ -11,11 +11,16 @@ extension RuntimeExecutor {
 
     /// Restores partitions side by side on the fold threads (each reads its own changelog partition
     /// and RocksDB): a rebalance that hands over many partitions waits for the slowest, not the sum.
-    func restore(_ partitions: [Int32]) throws -> [PartitionOwner] {
+    /// `committed`: the group's committed offsets of the partitions (fixes and commands), where there are some.
+    func restore(_ partitions: [Int32], committed: [TopicPartition: Int64]) throws -> [PartitionOwner] {
         let executor = RoundLoan(value: self)
         let results = RoundResults<Result<PartitionOwner, any Error>>(count: partitions.count)
+        let topics = options.topics
         workers.foldThreads.run(items: partitions.count) { index in
-            results.store(Result { try executor.value.restore(partitions[index]) }, at: index)
+            let partition = partitions[index]
+            let offsets = (committed[TopicPartition(topic: topics.locations, partition: partition)],
+                           committed[TopicPartition(topic: topics.tripCommands, partition: partition)])
+            results.store(Result { try executor.value.restore(partition, committed: offsets) }, at: index)
         }
         var restored: [PartitionOwner] = []
         var failure: (any Error)?
@@ -32,15 +37,18 @@ extension RuntimeExecutor {
         return restored
     }
 
-    /// Rebuilds a partition's state: the local snapshot, then the changelog after it. Runs on a fold
-    /// thread: it reads the runtime's settings and geofence table, and changes nothing of it.
-    func restore(_ partition: Int32) throws -> PartitionOwner {
+    /// Rebuilds a partition's state: the local snapshot, then the changelog after it (the changelog alone when
+    /// the snapshot turns out to hold less than it claims). Runs on a fold thread: it reads the runtime's
+    /// settings and geofence table, and changes nothing of it.
+    func restore(_ partition: Int32, committed: (locations: Int64?, commands: Int64?), usingSnapshot: Bool = true)
+        throws -> PartitionOwner
+    {
         metrics.update { $0.restoresInProgress += 1 }
         defer { metrics.update { $0.restoresInProgress -= 1 } }
         let started = clock.monotonic()
         var snapshot: PartitionSnapshot?
         do {
-            snapshot = try PartitionSnapshot.read(directory: snapshotDirectory, partition: partition)
+            if usingSnapshot { snapshot = try PartitionSnapshot.read(directory: snapshotDirectory, partition: partition) }
         } catch {
             log("warning: snapshot of partition \(partition) unreadable, restoring from the changelog: \(error)")
             metrics.update { $0.corruptSnapshots += 1 }
@@ -83,9 +91,18 @@ extension RuntimeExecutor {
                 throw RuntimeError.changelogStuck(partition: partition, position: position, end: marks.high)
             }
         }
+        if restore.snapshotIsStale(committed: committed) {
+            log("warning: snapshot of partition \(partition) holds less than the changelog up to its offset (written by an "
+                + "instance that had lost the partition): restoring from the changelog alone")
+            metrics.update { $0.corruptSnapshots += 1 }
+            history.close()
+            closeHistory = false
+            return try self.restore(partition, committed: committed, usingSnapshot: false)
+        }
         let owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: restore.checkpoint,
                                    history: history, mergeWait: Double(options.mergeWait) / 1000, now: clock.now(),
                                    monotonic: clock.monotonic())
+        owner.capturesImages = options.capturesCommittedState
         try owner.install(restore, geofences: clients.geofences.table)
         closeHistory = false
         if let corruption = restore.firstCorruption {

@@ -21,7 +21,7 @@ package final class RuntimeExecutor {
         case finished
     }
 
-    let options: RuntimeOptions
+    package let options: RuntimeOptions
     let metrics: RuntimeMetrics
     let log: @Sendable (String) -> Void
     let clock: any Clock
@@ -32,11 +32,12 @@ package final class RuntimeExecutor {
     /// The action that waits for the producer (stepped), and whether its request was made.
     private var blocked: (action: RuntimeAction, requested: Bool)?
     private let mode: Mode
+    private let probes: RuntimeProbes
 
     /// Starts the service's clients: topics checked (created where missing), the geofence table loaded,
     /// the producer's transactions initialized, the consumer subscribed.
     package init(options: RuntimeOptions, metrics: RuntimeMetrics, log: @escaping @Sendable (String) -> Void,
-                 broker: any Broker, clock: any Clock, mode: Mode) throws
+                 broker: any Broker, clock: any Clock, mode: Mode, probes: RuntimeProbes = RuntimeProbes()) throws
     {
         let started = RuntimeInstant(clock)
         var options = options
@@ -48,11 +49,20 @@ package final class RuntimeExecutor {
         self.clock = clock
         self.broker = broker
         self.mode = mode
+        self.probes = probes
         try Self.ensureTopics(options: options, broker: broker, log: log)
         var shared = OutputBatch(newlineSeparated: false)
         let geofences = try GeofenceFeed.loaded(options: options, broker: broker, clock: clock, log: log, into: &shared)
         workers = try RuntimeWorkers(options: options, broker: broker, clock: clock, log: log, threaded: mode == .threaded)
         clients = try RuntimeClients(options: options, broker: broker, geofences: geofences)
+        if let committed = probes.committed {
+            workers.committer.onCommitted = { receipt in
+                committed(receipt.parts.map {
+                    PartitionState(partition: $0.partition, checkpoint: $0.checkpoint, users: PartitionState.users(of: $0.image),
+                                   inputs: $0.inputs)
+                })
+            }
+        }
         machine = RuntimeStateMachine(options: options, shared: shared, at: started)
         let geofenceCount = geofences.table.count
         metrics.update {
@@ -83,6 +93,11 @@ package final class RuntimeExecutor {
         machine.receive(result, at: RuntimeInstant(clock))
         report()
         return .progressed
+    }
+
+    /// What waits: the most inputs fetched and not folded in one partition, and the producer's jobs.
+    package var backlog: (pendingInputs: Int, producerJobs: Int) {
+        (machine.assignment.owners.values.map(\.pendingCount).max() ?? 0, workers.committer.queuedJobs)
     }
 
     /// Whether the producer has a call to make (stepped).
@@ -154,9 +169,31 @@ package final class RuntimeExecutor {
         case let .addCommands(partition, start):
             try commands.add([(TopicPartition(topic: topics.tripCommands, partition: partition), start)])
         case let .removeCommands(partitions): try commands.remove(tripCommands(partitions))
+        case let .release(partitions): try consumer.release(fixes(partitions))
+        case let .checkStable(partitions):
+            // One at a time: the answer says nothing of which partition has offsets pending.
+            var ready: [Int32] = [], pending: [Int32] = []
+            var committed: [TopicPartition: Int64] = [:]
+            for partition in partitions {
+                do {
+                    let asked = fixes([partition]) + tripCommands([partition])
+                    let timeout: Duration = mode == .threaded ? .milliseconds(500) : .zero
+                    committed.merge(try consumer.committed(asked, timeout: timeout)) { $1 }
+                    ready.append(partition)
+                } catch {
+                    pending.append(partition)
+                }
+            }
+            return .stable(ready: ready, pending: pending, committed: committed)
         case let .measureLag(partitions):
             return .lag(try? clients.endProbe.endOffsets(fixes(partitions), timeout: .milliseconds(500)))
-        case let .restore(partitions): return .restored(try restore(partitions))
+        case let .restore(partitions, committed):
+            let owners = try restore(partitions, committed: committed)
+            probes.restored?(owners.map {
+                PartitionState(partition: $0.partition, checkpoint: $0.sealedCheckpoint, users: PartitionState.users(of: $0.engine.image),
+                               inputs: 0)
+            })
+            return .restored(owners)
         case let .retire(owners): retire(owners)
         case let .fold(owners, drain): return fold(owners, drain: drain)
         case let .dropUncommitted(owners): for owner in owners { owner.dropUncommitted() }

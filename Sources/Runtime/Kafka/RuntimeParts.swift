@@ -19,6 +19,11 @@ struct Assignment {
     var unsought = Set<Int32>()
     /// The partitions whose stream ends were asked, until the answer comes.
     var confirming: [Int32] = []
+    /// Partitions to restore once no open transaction has offsets pending for them (an instance that lost
+    /// them, or this one, may still commit their changelog), with what follows their restore.
+    var awaitingStable: [Int32: RuntimeStateMachine.AfterRestore] = [:]
+    /// The partitions whose stability was asked, until the answer comes, and whether they waited before.
+    var checking: (partitions: [Int32], then: RuntimeStateMachine.AfterRestore, retry: Bool)?
 
     var sortedOwners: [PartitionOwner] { owners.keys.sorted().map { owners[$0]! } }
 }

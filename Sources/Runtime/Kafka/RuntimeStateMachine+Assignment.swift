@@ -41,8 +41,9 @@ extension RuntimeStateMachine {
             let mine = mine(partitions)
             guard !mine.isEmpty else { return [] }
             // Hand over cleanly: what was folded is committed before another instance resumes.
-            return Self.commitEverything + [
-                .writeSnapshots(only: Set(mine)), .retire(mine), .perform(.removeCommands(mine)),
+            // Released to the group only then: until then nobody else is given them.
+            return [.forget(mine)] + Self.commitEverything + [
+                .writeSnapshots(only: Set(mine)), .retire(mine), .perform(.removeCommands(mine)), .perform(.release(mine)),
                 .log("gave up partitions \(mine.sorted())"),
             ]
         case let .lost(partitions):
@@ -52,15 +53,16 @@ extension RuntimeStateMachine {
             // committed now. A transaction in flight ends first (on Kafka, its offsets carry the old
             // generation and it is refused). The uncommitted work is dropped, and the partitions
             // still owned are rebuilt from what was committed.
-            return [.awaitOutcome, .discardOpen, .retire(mine), .perform(.removeCommands(mine)), .rebuildOwned,
-                    .lost(mine)]
+            return [.forget(mine), .awaitOutcome, .discardOpen, .retire(mine), .perform(.removeCommands(mine)),
+                    .rebuildOwned, .lost(mine)]
         case let .assigned(partitions):
             let mine = mine(partitions).sorted()
             guard !mine.isEmpty else { return [] }
-            // Assigned again without a hand-over: their uncommitted work is dropped first.
+            // Assigned again without a hand-over: their uncommitted work is dropped first. A transaction of
+            // this instance in flight ends before any restore: it may hold their changelogs' ends back.
             let reassigned = mine.filter { assignment.owners[$0] != nil }
-            let before: [Work] = reassigned.isEmpty ? [] : [.awaitOutcome, .reassign(reassigned)]
-            return before + [.restore(mine, then: .assigned)]
+            let before: [Work] = reassigned.isEmpty ? [] : [.reassign(reassigned)]
+            return [.forget(mine), .awaitOutcome] + before + [.restore(mine, then: .assigned, retry: false)]
         case let .failed(error):
             return [.log("warning: rebalance failed: \(error)")]
         }
@@ -74,14 +76,15 @@ extension RuntimeStateMachine {
     }
 
     /// After the restore of newly assigned partitions: their commands are read from their checkpoints
-    /// (or the beginning), and their fixes sought to the checkpoint when there is one.
-    mutating func tookPartitions(_ partitions: [Int32]) {
+    /// (or the beginning), and their fixes sought to the checkpoint when there is one (to where the group's
+    /// offsets or the log begin, `seekingAll`, for those whose restore waited while their records went by).
+    mutating func tookPartitions(_ partitions: [Int32], seekingAll: Bool) {
         var steps: [Work] = []
         var resumed: [String] = []
         for partition in partitions {
             guard let owner = assignment.owners[partition] else { continue }
             steps.append(.perform(.addCommands(partition, owner.hasCheckpoint ? .offset(owner.commandsOffset) : .beginning)))
-            if owner.hasCheckpoint { steps.append(.seek(partition)) }
+            if owner.hasCheckpoint || seekingAll { steps.append(.seek(partition)) }
             resumed.append(owner.hasCheckpoint ? "\(partition) at \(owner.locationsOffset)/\(owner.commandsOffset)" : "\(partition)")
         }
         metrics { $0.groupLost = false }
@@ -112,7 +115,37 @@ extension RuntimeStateMachine {
     /// partition is rebuilt from its snapshot and changelog and its inputs sought back.
     mutating func rebuildOwnedPartitions() {
         let partitions = assignment.owners.keys.sorted()
-        push(.retire(partitions), .restore(partitions, then: .rebuilt))
+        push(.retire(partitions), .restore(partitions, then: .rebuilt, retry: false))
+    }
+
+    // MARK: - Restores
+
+    /// Partitions whose committed offsets are stable are restored now; the others wait, retried every round:
+    /// a transaction with offsets pending for them (KIP-447: an instance that lost them, before its session
+    /// expired) may still commit their changelog, which a restore now would not see.
+    mutating func checkedStable(ready: [Int32], pending: [Int32], committed: [TopicPartition: Int64]) {
+        guard let (_, then, retry) = assignment.checking else { return }
+        assignment.checking = nil
+        for partition in pending where assignment.awaitingStable.updateValue(then, forKey: partition) == nil {
+            log("partition \(partition) waits for a transaction with offsets pending for it to end before its restore")
+        }
+        for partition in ready { assignment.awaitingStable[partition] = nil }
+        push(.restoreNow(ready, then: then, retry: retry, committed: committed))
+    }
+
+    mutating func retryRestores() {
+        guard !assignment.awaitingStable.isEmpty else { return }
+        var steps: [Work] = []
+        for then in [AfterRestore.rebuilt, .assigned] {
+            let partitions = assignment.awaitingStable.filter { $0.value == then }.keys.sorted()
+            if !partitions.isEmpty { steps.append(.restore(partitions, then: then, retry: true)) }
+        }
+        push(steps)
+    }
+
+    /// Partitions revoked, lost or assigned again no longer wait for a restore decided before.
+    mutating func forget(_ partitions: [Int32]) {
+        for partition in partitions { assignment.awaitingStable[partition] = nil }
     }
 
     // MARK: - Seeks

@@ -165,7 +165,7 @@ extension PartitionOwner {
     /// Images a clean partition now (nothing uncommitted).
     func imageWhenClean(horizon: Int64) {
         do { try evictIdleUsersNow(horizon: horizon) } catch { return }  // the store's failure is reported by the next seal
-        snapshotCapture = .committed(image: engine.image, checkpoint: checkpoint)
+        snapshotCapture = .committed(image: engine.image, checkpoint: imageCheckpoint)
     }
 
     /// Writes the snapshot of a partition whose memory equals its changelog up to `changelogEnd` (all
@@ -181,7 +181,7 @@ extension PartitionOwner {
         } catch {
             return SnapshotWriter.Result(partition: partition, outcome: .failure(RuntimeError.snapshotFailed(reason: "\(error)")))
         }
-        return SnapshotWriter.write(.init(partition: partition, image: engine.image, checkpoint: checkpoint,
+        return SnapshotWriter.write(.init(partition: partition, image: engine.image, checkpoint: imageCheckpoint,
                                           changelogEnd: changelogEnd, directory: directory),
                                     monotonic: monotonic)
     }

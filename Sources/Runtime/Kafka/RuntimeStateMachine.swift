@@ -67,10 +67,13 @@ struct RuntimeStateMachine {
         case discardOpen
         case retire([Int32])
         case rebuildOwned
-        case restore([Int32], then: AfterRestore)
+        case restore([Int32], then: AfterRestore, retry: Bool)
+        case restoreNow([Int32], then: AfterRestore, retry: Bool, committed: [TopicPartition: Int64])
+        case retryRestores
+        case forget([Int32])
         case seek(Int32)
         case reassign([Int32])
-        case tookPartitions([Int32])
+        case tookPartitions([Int32], seekingAll: Bool)
         case writeSnapshots(only: Set<Int32>?)
         case writeCommittedImages
         case publishCounters
@@ -80,7 +83,7 @@ struct RuntimeStateMachine {
     }
 
     /// What follows a restore.
-    enum AfterRestore {
+    enum AfterRestore: Equatable {
         /// Rebuilt after an abort or a loss: sought back to what their state covers.
         case rebuilt
         /// Newly assigned: their commands read and their fixes sought from their checkpoints.
@@ -122,6 +125,7 @@ struct RuntimeStateMachine {
         case let .lag(ends): measuredLag(ends)
         case let .changelogEnds(ends): submitCommittedImages(ends: ends)
         case let .restored(owners): for owner in owners { assignment.owners[owner.partition] = owner }
+        case let .stable(ready, pending, committed): checkedStable(ready: ready, pending: pending, committed: committed)
         case let .folded(seconds, snapshots):
             report(snapshots)
             if assignment.polledCount > 0 { metrics { $0.foldBatchSeconds.observe(seconds) } }
@@ -175,7 +179,7 @@ struct RuntimeStateMachine {
             stopRequested = false
             return
         }
-        push(.poll, .rebalance, .reportOwnedPartitions, .retrySeeks, .takeFixes, .pollCommands, .pollGeofences,
+        push(.poll, .rebalance, .reportOwnedPartitions, .retrySeeks, .retryRestores, .takeFixes, .pollCommands, .pollGeofences,
              .takeOutcome, .fold, .measureCaughtUp, .backpressure, .sealIfDue(force: false), .sendEarly,
              .rotateSnapshots, .checkLag)
     }
@@ -234,20 +238,31 @@ struct RuntimeStateMachine {
         case .rebuildOwned:
             rebuildOwnedPartitions()
             return nil
-        case let .restore(partitions, then):
+        case let .restore(partitions, then, retry):
+            guard !partitions.isEmpty else { return nil }
+            assignment.checking = (partitions, then, retry)
+            return .checkStable(partitions)
+        case let .restoreNow(partitions, then, retry, committed):
+            guard !partitions.isEmpty else { return nil }
             switch then {
             case .rebuilt: push(partitions.map { .seek($0) })
-            case .assigned: push(.tookPartitions(partitions))
+            case .assigned: push(.tookPartitions(partitions, seekingAll: retry))
             }
-            return partitions.isEmpty ? nil : .restore(partitions)
+            return .restore(partitions, committed: committed)
+        case .retryRestores:
+            retryRestores()
+            return nil
+        case let .forget(partitions):
+            forget(partitions)
+            return nil
         case let .seek(partition):
             guard let owner = assignment.owners[partition] else { return nil }
             return .seek(owner)
         case let .reassign(partitions):
             reassign(partitions)
             return nil
-        case let .tookPartitions(partitions):
-            tookPartitions(partitions)
+        case let .tookPartitions(partitions, seekingAll):
+            tookPartitions(partitions, seekingAll: seekingAll)
             return nil
         case let .writeSnapshots(only): return writeSnapshots(only: only)
         case .writeCommittedImages: return writeCommittedImages()

@@ -42,8 +42,14 @@ final class PartitionOwner: @unchecked Sendable {
 
     /// Whether the changelog had a checkpoint: then the inputs resume from its offsets.
     let hasCheckpoint: Bool
+    /// The checkpoint of the partition's state as its changelog last got it from this owner (its last
+    /// seal), or as restored: what the next seal's checkpoint goes on from, and a clean image's checkpoint.
+    private(set) var sealedCheckpoint: PartitionCheckpoint
     /// The users' history segments (local RocksDB, mirrored in the changelog).
     let history: RocksHistoryStore
+
+    /// Whether each seal keeps an image of the fold (see `RuntimeOptions.capturesCommittedState`).
+    var capturesImages = false
 
     init(partition: Int32, settings: FoldSettings, checkpoint: PartitionCheckpoint?, history: RocksHistoryStore,
          mergeWait: Double = 2, now: UnixMillis = WallClock.now(), monotonic: Double = WallClock.monotonic())
@@ -51,6 +57,7 @@ final class PartitionOwner: @unchecked Sendable {
         self.partition = partition
         self.history = history
         hasCheckpoint = checkpoint != nil
+        sealedCheckpoint = checkpoint ?? PartitionCheckpoint(locationsOffset: 0, commandsOffset: 0, streamTime: .min)
         engine = PartitionEngine(processor: InputProcessor(settings: settings, history: history))
         locationsOffset = checkpoint?.locationsOffset ?? 0
         commandsOffset = checkpoint?.commandsOffset ?? 0
@@ -61,10 +68,14 @@ final class PartitionOwner: @unchecked Sendable {
         lastSnapshotAt = monotonic
     }
 
+    /// The checkpoint of the state as it is, going on from the last sealed one.
     var checkpoint: PartitionCheckpoint {
         PartitionCheckpoint(locationsOffset: locationsOffset, commandsOffset: commandsOffset,
-                            streamTime: engine.streamTime)
+                            streamTime: engine.streamTime, previous: sealedCheckpoint.position)
     }
+
+    /// The checkpoint a snapshot of the partition as it is claims: the sealed one when nothing changed since.
+    var imageCheckpoint: PartitionCheckpoint { dirty ? checkpoint : sealedCheckpoint }
 
     /// Whether any input was folded (or a checkpoint restored): its offsets mean something.
     var hasProgress: Bool { hasCheckpoint || locationsOffset > 0 || commandsOffset > 0 }
@@ -136,7 +147,9 @@ final class PartitionOwner: @unchecked Sendable {
             changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline)))
         }
         for change in history.takeChanges() { changelog.append(ChangelogRecord(key: change.key, value: change.value)) }
-        changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: checkpoint.bytes))
+        let sealing = checkpoint
+        sealedCheckpoint = sealing
+        changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: sealing.bytes))
         var sealed = OutputBatch(newlineSeparated: false)
         swap(&sealed, &output)
         var timestamps: [Int64] = []
@@ -147,11 +160,11 @@ final class PartitionOwner: @unchecked Sendable {
         sealedUncommitted = true
         // What the changelog holds once this transaction committed (a copy sharing storage until the
         // fold changes it).
-        if imaged { snapshotCapture = .sealed(image: engine.image, checkpoint: checkpoint) }
+        if imaged { snapshotCapture = .sealed(image: engine.image, checkpoint: sealing) }
         return PartitionBatch(
             partition: partition, owner: ObjectIdentifier(self), output: sealed, changelog: changelog,
             historyGeneration: history.seal(), offsets: hasProgress ? (locationsOffset, commandsOffset) : nil,
-            inputs: inputs, inputTimestamps: timestamps)
+            inputs: inputs, inputTimestamps: timestamps, checkpoint: sealing, image: capturesImages ? engine.image : nil)
     }
 
     /// Installs the state a restore read, before any input is folded.

@@ -43,6 +43,9 @@ final class TransactionCommitter: @unchecked Sendable {
     private var finished: (receipt: TransactionReceipt, outcome: CommitOutcome)?
     private var stopping = false
     private var exited = false
+    /// Told of every transaction the broker committed, as soon as its commit call returned (the simulation's
+    /// probe: a crash may come before the driver hears of it). Set before the first job.
+    var onCommitted: ((TransactionReceipt) -> Void)?
 
     /// Creates the producer and registers its transactional id (fencing an older instance's).
     /// - Parameter threaded: false for the simulation, which makes each call with `runNextCall`.
@@ -91,6 +94,13 @@ final class TransactionCommitter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return !steps.isIdle
+    }
+
+    /// Jobs handed over and not yet done.
+    var queuedJobs: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return steps.queuedJobs
     }
 
     /// Whether outputs may be sent early now: no transaction is committing (its outputs would join it)
@@ -214,7 +224,9 @@ final class TransactionCommitter: @unchecked Sendable {
         condition.lock()
         switch job {
         case .early: earlyQueued -= 1
-        case let .transaction(receipt, outcome): finished = (receipt, outcome)
+        case let .transaction(receipt, outcome):
+            finished = (receipt, outcome)
+            if case .committed = outcome { onCommitted?(receipt) }
         case let .discarded(outcome):
             discarded = outcome
             discardPending = false
@@ -295,6 +307,8 @@ struct TransactionReceipt: Sendable {
         let historyGeneration: UInt64
         let inputs: Int
         let inputTimestamps: [Int64]
+        let checkpoint: PartitionCheckpoint
+        let image: PartitionFold?
     }
 
     let parts: [Part]
@@ -306,7 +320,7 @@ struct TransactionReceipt: Sendable {
     init(_ transaction: SealedTransaction) {
         parts = transaction.partitions.map {
             Part(partition: $0.partition, owner: $0.owner, historyGeneration: $0.historyGeneration,
-                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps)
+                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps, checkpoint: $0.checkpoint, image: $0.image)
         }
         sealedAt = transaction.sealedAt
         shared = transaction.shared

@@ -104,6 +104,9 @@ struct TransactionSteps {
 
     init(topics: Topics) { self.topics = topics }
 
+    /// Jobs waiting or under way.
+    var queuedJobs: Int { jobs.count - nextJob + (current == nil ? 0 : 1) }
+
     /// Whether no job is being carried out or waiting.
     var isIdle: Bool { current == nil && nextJob == jobs.count }
 

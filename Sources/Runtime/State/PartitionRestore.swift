@@ -15,10 +15,17 @@ public struct PartitionRestore {
     public private(set) var firstCorruption: String?
     private var latest: [String: UserTimeline.Parts] = [:]
     public let history: RocksHistoryStore
+    /// The local snapshot's checkpoint, and whether a checkpoint record came after it in the changelog.
+    private let snapshotCheckpoint: PartitionCheckpoint?
+    private var sawCheckpointAfterSnapshot = false
+    /// Whether the first checkpoint after the snapshot does not go on from the snapshot's: the changelog
+    /// holds changes of another owner that the snapshot claims to cover but does not.
+    public private(set) var snapshotBehindChangelog = false
 
     public init(snapshot: PartitionSnapshot?, history: RocksHistoryStore) {
         self.history = history
         checkpoint = snapshot?.checkpoint
+        snapshotCheckpoint = snapshot?.checkpoint
         latest.reserveCapacity(snapshot?.timelines.count ?? 0)
         for parts in snapshot?.timelines ?? [] { latest[parts.userId] = parts }
     }
@@ -49,7 +56,14 @@ public struct PartitionRestore {
         }
         guard let value else { return }
         if key == PartitionCheckpoint.key {
-            checkpoint = try PartitionCheckpoint(bytes: value)
+            let read = try PartitionCheckpoint(bytes: value)
+            if let snapshot = snapshotCheckpoint, !sawCheckpointAfterSnapshot, let previous = read.previous,
+                previous != snapshot.position, read.position != snapshot.position
+            {
+                snapshotBehindChangelog = true
+            }
+            sawCheckpointAfterSnapshot = true
+            checkpoint = read
         } else {
             let parts = try TimelineCodec.decode(value)
             guard Array(parts.userId.utf8) == key else {
@@ -57,6 +71,17 @@ public struct PartitionRestore {
             }
             latest[parts.userId] = parts
         }
+    }
+
+    /// Whether the local snapshot holds less than the changelog up to its offset: the first checkpoint after
+    /// it does not go on from its own, or, none after it, the group's committed offsets (`committed`:
+    /// fixes and commands, nil where none was committed) are not its checkpoint's.
+    public func snapshotIsStale(committed: (locations: Int64?, commands: Int64?)) -> Bool {
+        guard let snapshot = snapshotCheckpoint else { return false }
+        if sawCheckpointAfterSnapshot { return snapshotBehindChangelog }
+        if let locations = committed.locations, locations != snapshot.locationsOffset { return true }
+        if let commands = committed.commands, commands != snapshot.commandsOffset { return true }
+        return false
     }
 
     /// Installs the restored users into `fold` (in userId order, so slots do not depend on the
