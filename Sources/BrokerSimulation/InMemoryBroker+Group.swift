@@ -110,10 +110,10 @@ extension InMemoryBroker.State {
         members[old]!.fenced = true
         members[old]!.closed = true
         groups[group]!.target[new] = groups[group]!.target.removeValue(forKey: old)
-        for (partition, holder) in groups[group]!.revokedAwaitingRelease where holder == old {
-            groups[group]!.revokedAwaitingRelease[partition] = new
-        }
+        // What the old one had yet to release goes to its new owners: the new one never saw it revoked.
+        groups[group]!.revokedAwaitingRelease = groups[group]!.revokedAwaitingRelease.filter { $0.value != old }
         newGeneration(of: group)
+        _ = grant(group)
     }
 
     /// The member's session timed out: the group drops it (its partitions go to the others) and it

@@ -25,6 +25,9 @@ final class SimulationRun: @unchecked Sendable {
     private(set) var inputOrder: [TopicPartitionOffset] = []
     let instances: [SimulatedInstance]
     private(set) var faults = 0
+    /// Faults by kind, and crashes by the producer call they came before.
+    private(set) var faultKinds: [String: Int] = [:]
+    private(set) var crashPoints: [String: Int] = [:]
     private(set) var violations: [String] = []
     /// What happened, for a failing seed's report (the last lines) or `--trace` (all of them).
     private(set) var trace: [String] = []
@@ -86,7 +89,7 @@ final class SimulationRun: @unchecked Sendable {
         stopAll()
         if settled { SimulationChecks(run: self).check() }
         return SimulationOutcome(seed: seed, faults: faults, violations: violations, trace: trace,
-                                 inputs: inputOrder.count)
+                                 inputs: inputOrder.count, faultKinds: faultKinds, crashPoints: crashPoints)
     }
 
     /// One step of the schedule: time moves a little, inputs may be published, a fault may strike, and
@@ -176,6 +179,7 @@ final class SimulationRun: @unchecked Sendable {
             instance.status = .running
             instance.stopHanded = false
             instance.sessionExpiresAt = nil  // a static member back within its session takes its place
+            instance.transactionTimesOutAt = nil  // its new producer aborted what the last one left open
             note("\(id): started")
         } catch {
             note("\(id): could not start: \(error)")
@@ -277,7 +281,10 @@ final class SimulationRun: @unchecked Sendable {
                 break
             }
         }
-        if inject(kind) { faults += 1 }
+        if inject(kind) {
+            faults += 1
+            faultKinds[kind.rawValue, default: 0] += 1
+        }
     }
 
     /// - Returns: whether the fault could strike (an instance to crash, a partition to revoke, ...).
@@ -309,9 +316,13 @@ final class SimulationRun: @unchecked Sendable {
             instance.sessionExpiresAt = now + 7
             note("fault: \(instance.id) frozen until \(String(format: "%.3f", instance.frozenUntil)), past its session")
         case .crash:
-            guard let instance = awake.randomElement(using: &random) else { return false }
+            // Mostly between two calls of a commit, when one is under way: every step of the protocol is hit.
+            let committing = awake.filter { $0.executor?.producerCallUnderWay != nil }
+            let candidates = !committing.isEmpty && Double.random(in: 0..<1, using: &random) < 0.7 ? committing : awake
+            guard let instance = candidates.randomElement(using: &random) else { return false }
+            crashPoints[instance.executor?.producerCallUnderWay ?? "between commits", default: 0] += 1
             let wipe = Double.random(in: 0..<1, using: &random) < 0.4
-            let pending = instance.executor?.producerHasWork == true ? " in the middle of a commit" : ""
+            let pending = instance.executor?.producerCallUnderWay.map { " before \($0)" } ?? ""
             note("fault: \(instance.id) crashes\(pending)\(wipe ? ", its local state lost" : "")")
             crash(instance, wipe: wipe)
         case .join:
@@ -429,4 +440,7 @@ package struct SimulationOutcome: Sendable {
     package var trace: [String]
     /// Fixes and trip commands published.
     package var inputs: Int
+    /// Faults by kind, and crashes by the producer call they came before.
+    package var faultKinds: [String: Int]
+    package var crashPoints: [String: Int]
 }

@@ -23,6 +23,7 @@ let command = CommandSpec(
         .value("seed", valueName: "seed", help: "Run this one seed only, and print its trace with --trace."),
         .flag("trace", help: "Print every step of the seeds run (with --seed)."),
         .flag("progress", help: "Print a line every 100 seeds on standard error."),
+        .flag("stats", help: "Before the last line, print the faults by kind and the crashes by commit step."),
     ])
 let program = CommandLineProgram(
     name: "tripstream-sim", abstract: "The deterministic simulation of TripStream's runtime.", commands: [command],
@@ -45,6 +46,10 @@ do {
     CommandLineProgram.exit(with: error)
 }
 let progress = (try? parsed.bool("progress")) ?? false
+let stats = (try? parsed.bool("stats")) ?? false
+var faultKinds: [String: Int] = [:]
+var crashPoints: [String: Int] = [:]
+var inputs = 0
 
 var faults = 0
 var violations = 0
@@ -52,6 +57,9 @@ for (index, seed) in seeds.enumerated() {
     let outcome = Simulator.run(seed: seed, trace: trace)
     faults += outcome.faults
     violations += outcome.violations.count
+    inputs += outcome.inputs
+    faultKinds.merge(outcome.faultKinds, uniquingKeysWith: +)
+    crashPoints.merge(outcome.crashPoints, uniquingKeysWith: +)
     if trace { for line in outcome.trace { print(line) } }
     if !outcome.violations.isEmpty {
         for line in Simulator.report(outcome) { print(line) }
@@ -59,6 +67,11 @@ for (index, seed) in seeds.enumerated() {
     if progress, (index + 1) % 100 == 0 {
         ProcessEnvironment.writeToStandardError("\(index + 1) seeds, \(faults) faults, \(violations) violations so far\n")
     }
+}
+if stats {
+    print("inputs published: \(inputs)")
+    print("faults by kind: " + faultKinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    print("crashes before: " + crashPoints.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 }
 print(Simulator.summary(seeds: seeds.count, faults: faults, violations: violations))
 exit(violations == 0 ? 0 : 1)

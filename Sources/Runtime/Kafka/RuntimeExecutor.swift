@@ -100,6 +100,9 @@ package final class RuntimeExecutor {
         (machine.assignment.owners.values.map(\.pendingCount).max() ?? 0, workers.committer.queuedJobs)
     }
 
+    /// The producer's next call in the job under way, by name: where a crash now strikes.
+    package var producerCallUnderWay: String? { workers.committer.callUnderWay }
+
     /// Whether the producer has a call to make (stepped).
     package var producerHasWork: Bool { workers.committer.hasWork }
 

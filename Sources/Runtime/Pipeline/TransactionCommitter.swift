@@ -96,6 +96,13 @@ final class TransactionCommitter: @unchecked Sendable {
         return !steps.isIdle
     }
 
+    /// The call the job under way makes next, by name (nil: none under way).
+    var callUnderWay: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return steps.callUnderWay
+    }
+
     /// Jobs handed over and not yet done.
     var queuedJobs: Int {
         condition.lock()

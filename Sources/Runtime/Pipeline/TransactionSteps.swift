@@ -110,9 +110,15 @@ struct TransactionSteps {
     /// Whether no job is being carried out or waiting.
     var isIdle: Bool { current == nil && nextJob == jobs.count }
 
-    /// Whether a call of a sealed transaction's commit is under way (for the simulation's crash points).
-    var isCommitting: Bool {
-        if case .commit = current?.job { true } else { false }
+    /// The call to be made next in the job under way, by name (where the simulation's crashes strike).
+    var callUnderWay: String? {
+        guard let current else { return nil }
+        let job = switch current.job {
+        case .early: "early send"
+        case .commit: "commit"
+        case .discard: "discard"
+        }
+        return "\(job): \(current.stage)"
     }
 
     mutating func enqueue(_ job: Job) { jobs.append(job) }
