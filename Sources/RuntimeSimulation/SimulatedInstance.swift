@@ -19,6 +19,8 @@ final class SimulatedInstance {
     var frozenUntil = 0.0
     /// Its producer's calls wait until then.
     var producerSlowUntil = 0.0
+    /// It crashes right before its producer's next n-th call.
+    var crashBeforeCall: Int?
     /// Down: when it starts again, and whether its local state is gone by then.
     var restartAt: Double?
     var wipeOnRestart = false

@@ -40,9 +40,12 @@ final class SimulationRun: @unchecked Sendable {
     private var publishChance = 0.0
     private var boundViolated = false
 
-    init(seed: UInt64, keepsTrace: Bool) {
+    private let sabotage: Simulator.Sabotage?
+
+    init(seed: UInt64, keepsTrace: Bool, sabotage: Simulator.Sabotage? = nil) {
         self.seed = seed
         self.keepsTrace = keepsTrace
+        self.sabotage = sabotage
         random = SeededRandom(seed: seed)
         scenario = SimulationScenario(random: &random)
         // The wall clock starts after the fleet's event times: its inputs arrive as a backlog, late
@@ -50,7 +53,10 @@ final class SimulationRun: @unchecked Sendable {
         let wallStart = scenario.fleet.start + (scenario.fleet.duration + 60) * 1000
         clock = SimulatedClock(start: wallStart)
         broker = InMemoryBroker(clock: clock, blocking: false)
-        stateRoot = NSTemporaryDirectory() + "tripstream-sim-\(getpid())-\(seed)"
+        // In memory where the machine has a place for it: the instances' snapshots and RocksDB stores sync
+        // to disk often, and a seed's faults make them do it many times.
+        let memory = access("/dev/shm", W_OK) == 0 ? "/dev/shm/" : NSTemporaryDirectory()
+        stateRoot = memory + "tripstream-sim-\(getpid())-\(seed)"
         inputs = SimulatedInputs(scenario: scenario, topics: topics, wallStart: wallStart, random: &random)
         instances = (0..<scenario.instances).map { SimulatedInstance(id: "i\($0)") }
     }
@@ -87,6 +93,7 @@ final class SimulationRun: @unchecked Sendable {
         endFaults()
         let settled = settle()
         stopAll()
+        if sabotage == .forgetOneInput, !inputOrder.isEmpty { inputOrder.removeLast() }
         if settled { SimulationChecks(run: self).check() }
         return SimulationOutcome(seed: seed, faults: faults, violations: violations, trace: trace,
                                  inputs: inputOrder.count, faultKinds: faultKinds, crashPoints: crashPoints)
@@ -112,6 +119,17 @@ final class SimulationRun: @unchecked Sendable {
         }
         let (instance, producer) = units[Int.random(in: 0..<units.count, using: &random)]
         if producer {
+            if let armed = instance.crashBeforeCall {
+                instance.crashBeforeCall = armed > 1 ? armed - 1 : nil
+                if armed == 1 {
+                    let call = instance.executor?.producerCallUnderWay ?? "a job's first call"
+                    crashPoints[call, default: 0] += 1
+                    note("\(instance.id) crashes before \(call)\(instance.wipeOnRestart ? ", its local state lost" : "")")
+                    crash(instance, wipe: instance.wipeOnRestart)
+                    return
+                }
+            }
+            if keepsTrace { note("\(instance.id) producer: \(instance.executor?.producerCallUnderWay ?? "next job")") }
             instance.executor?.runProducerCall()
         } else {
             drive(instance)
@@ -207,6 +225,8 @@ final class SimulationRun: @unchecked Sendable {
             instance.executor = nil
             instance.status = .down
             instance.restartAt = now + Double.random(in: 0.2...5, using: &random)
+            // A producer that could neither abort nor be replaced left its transaction open.
+            instance.transactionTimesOutAt = now + 60
             return
         }
         let backlog = executor.backlog
@@ -220,6 +240,7 @@ final class SimulationRun: @unchecked Sendable {
 
     /// Kills the instance: no shutdown, nothing said to the broker.
     func crash(_ instance: SimulatedInstance, wipe: Bool) {
+        instance.crashBeforeCall = nil
         guard let executor = instance.executor else { return }
         executor.crash()
         instance.executor = nil
@@ -316,10 +337,15 @@ final class SimulationRun: @unchecked Sendable {
             instance.sessionExpiresAt = now + 7
             note("fault: \(instance.id) frozen until \(String(format: "%.3f", instance.frozenUntil)), past its session")
         case .crash:
-            // Mostly between two calls of a commit, when one is under way: every step of the protocol is hit.
-            let committing = awake.filter { $0.executor?.producerCallUnderWay != nil }
-            let candidates = !committing.isEmpty && Double.random(in: 0..<1, using: &random) < 0.7 ? committing : awake
-            guard let instance = candidates.randomElement(using: &random) else { return false }
+            guard let instance = awake.randomElement(using: &random) else { return false }
+            if Bool.random(using: &random) {
+                // Armed: it crashes right before one of its producer's next calls, so that every step of
+                // the commit protocol is hit.
+                instance.crashBeforeCall = Int.random(in: 1...8, using: &random)
+                instance.wipeOnRestart = Double.random(in: 0..<1, using: &random) < 0.4
+                note("fault: \(instance.id) will crash before its producer's call \(instance.crashBeforeCall!) from now")
+                return true
+            }
             crashPoints[instance.executor?.producerCallUnderWay ?? "between commits", default: 0] += 1
             let wipe = Double.random(in: 0..<1, using: &random) < 0.4
             let pending = instance.executor?.producerCallUnderWay.map { " before \($0)" } ?? ""
@@ -352,6 +378,7 @@ final class SimulationRun: @unchecked Sendable {
     /// again, and an instance running.
     private func endFaults() {
         note("faults stop")
+        for instance in instances { instance.crashBeforeCall = nil }
         for operation in InMemoryBroker.Operation.allCases { broker.clearFailures(operation) }
         for (_, partitions) in withheld { broker.assignAgain(partitions, group: group) }
         withheld.removeAll()

@@ -1,8 +1,15 @@
 /// `tripstream-sim`'s engine: runs seeds and reports. Tests run a seed that once failed the same way.
 package enum Simulator {
-    /// Runs one seed; `trace` keeps every line of what happened (else the last few thousand).
-    package static func run(seed: UInt64, trace: Bool = false) -> SimulationOutcome {
-        SimulationRun(seed: seed, keepsTrace: trace).run()
+    /// Runs one seed; `trace` keeps every line of what happened (else the last few thousand). `sabotage`
+    /// breaks the run on purpose, to show the checks can fail.
+    package static func run(seed: UInt64, trace: Bool = false, sabotage: Sabotage? = nil) -> SimulationOutcome {
+        SimulationRun(seed: seed, keepsTrace: trace, sabotage: sabotage).run()
+    }
+
+    /// Ways to break a run on purpose (tests of the checks).
+    package enum Sabotage: Sendable {
+        /// The checks are told of one input fewer than was published.
+        case forgetOneInput
     }
 
     /// The report's last line.

@@ -204,11 +204,14 @@ final class ConsumerClient {
         try KafkaError.check(rd_kafka_consumer_close(handle))
     }
 
-    /// Gives up revoked partitions the rebalance callback left assigned.
+    /// Gives up revoked partitions the rebalance callback left assigned (those no longer assigned, lost
+    /// meanwhile, are left alone).
     func release(_ partitions: [TopicPartition]) throws(KafkaError) {
-        guard !partitions.isEmpty else { return }
+        let assigned = Set(try assignment())
+        let held = partitions.filter(assigned.contains)
+        guard !held.isEmpty else { return }
         if cooperative {
-            let list = TopicPartitionList(partitions)
+            let list = TopicPartitionList(held)
             if let error = list.withPointer({ rd_kafka_incremental_unassign(handle, $0) }) {
                 throw KafkaError(consuming: error)
             }

@@ -88,7 +88,8 @@ enum RuntimeActionResult {
     /// The fixes' ends, nil when the broker did not say.
     case lag([TopicPartition: Int64]?)
     case changelogEnds([TopicPartition: Int64]?)
-    case restored([PartitionOwner])
+    /// The partitions restored, and those whose changelog cannot be read as far as their committed offsets yet.
+    case restored([PartitionOwner], unreadable: [Int32])
     /// Partitions whose committed offsets are stable (and those offsets, fixes and commands), and those with
     /// offsets pending in an open transaction.
     case stable(ready: [Int32], pending: [Int32], committed: [TopicPartition: Int64])

@@ -12,9 +12,13 @@ extension RuntimeExecutor {
     /// Restores partitions side by side on the fold threads (each reads its own changelog partition
     /// and RocksDB): a rebalance that hands over many partitions waits for the slowest, not the sum.
     /// `committed`: the group's committed offsets of the partitions (fixes and commands), where there are some.
-    func restore(_ partitions: [Int32], committed: [TopicPartition: Int64]) throws -> [PartitionOwner] {
+    /// - Returns: the partitions restored, and those whose changelog cannot be read as far as the group's
+    ///   committed offsets yet (to be tried again).
+    func restore(_ partitions: [Int32], committed: [TopicPartition: Int64]) throws
+        -> (restored: [PartitionOwner], unreadable: [Int32])
+    {
         let executor = RoundLoan(value: self)
-        let results = RoundResults<Result<PartitionOwner, any Error>>(count: partitions.count)
+        let results = RoundResults<Result<PartitionOwner?, any Error>>(count: partitions.count)
         let topics = options.topics
         workers.foldThreads.run(items: partitions.count) { index in
             let partition = partitions[index]
@@ -22,11 +26,12 @@ extension RuntimeExecutor {
                            committed[TopicPartition(topic: topics.tripCommands, partition: partition)])
             results.store(Result { try executor.value.restore(partition, committed: offsets) }, at: index)
         }
-        var restored: [PartitionOwner] = []
+        var restored: [PartitionOwner] = [], unreadable: [Int32] = []
         var failure: (any Error)?
-        for result in results.take() {
+        for (partition, result) in zip(partitions, results.take()) {
             switch result {
-            case let .success(owner): restored.append(owner)
+            case let .success(owner?): restored.append(owner)
+            case .success(nil): unreadable.append(partition)
             case let .failure(error): failure = failure ?? error
             }
         }
@@ -34,14 +39,15 @@ extension RuntimeExecutor {
             for owner in restored { owner.history.close() }
             throw failure
         }
-        return restored
+        return (restored, unreadable)
     }
 
     /// Rebuilds a partition's state: the local snapshot, then the changelog after it (the changelog alone when
     /// the snapshot turns out to hold less than it claims). Runs on a fold thread: it reads the runtime's
     /// settings and geofence table, and changes nothing of it.
+    /// - Returns: nil when the changelog cannot be read as far as the group's committed offsets yet.
     func restore(_ partition: Int32, committed: (locations: Int64?, commands: Int64?), usingSnapshot: Bool = true)
-        throws -> PartitionOwner
+        throws -> PartitionOwner?
     {
         metrics.update { $0.restoresInProgress += 1 }
         defer { metrics.update { $0.restoresInProgress -= 1 } }
@@ -92,13 +98,16 @@ extension RuntimeExecutor {
             }
         }
         if restore.snapshotIsStale(committed: committed) {
-            log("warning: snapshot of partition \(partition) holds less than the changelog up to its offset (written by an "
-                + "instance that had lost the partition): restoring from the changelog alone")
+            log("warning: snapshot of partition \(partition) holds less than the changelog and the group's offsets "
+                + "(written by an instance that had lost the partition?): restoring from the changelog alone")
             metrics.update { $0.corruptSnapshots += 1 }
             history.close()
             closeHistory = false
             return try self.restore(partition, committed: committed, usingSnapshot: false)
         }
+        // Committed further than its changelog can be read: an open transaction holds its end back. Restored
+        // now, the partition would fold again what is committed already.
+        guard !restore.isBehind(committed: committed) else { return nil }
         let owner = PartitionOwner(partition: partition, settings: options.settings, checkpoint: restore.checkpoint,
                                    history: history, mergeWait: Double(options.mergeWait) / 1000, now: clock.now(),
                                    monotonic: clock.monotonic())

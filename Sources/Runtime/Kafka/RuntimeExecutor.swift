@@ -191,12 +191,12 @@ package final class RuntimeExecutor {
         case let .measureLag(partitions):
             return .lag(try? clients.endProbe.endOffsets(fixes(partitions), timeout: .milliseconds(500)))
         case let .restore(partitions, committed):
-            let owners = try restore(partitions, committed: committed)
+            let (owners, unreadable) = try restore(partitions, committed: committed)
             probes.restored?(owners.map {
                 PartitionState(partition: $0.partition, checkpoint: $0.sealedCheckpoint, users: PartitionState.users(of: $0.engine.image),
                                inputs: 0)
             })
-            return .restored(owners)
+            return .restored(owners, unreadable: unreadable)
         case let .retire(owners): retire(owners)
         case let .fold(owners, drain): return fold(owners, drain: drain)
         case let .dropUncommitted(owners): for owner in owners { owner.dropUncommitted() }

@@ -19,11 +19,14 @@ struct Assignment {
     var unsought = Set<Int32>()
     /// The partitions whose stream ends were asked, until the answer comes.
     var confirming: [Int32] = []
-    /// Partitions to restore once no open transaction has offsets pending for them (an instance that lost
-    /// them, or this one, may still commit their changelog), with what follows their restore.
-    var awaitingStable: [Int32: RuntimeStateMachine.AfterRestore] = [:]
-    /// The partitions whose stability was asked, until the answer comes, and whether they waited before.
-    var checking: (partitions: [Int32], then: RuntimeStateMachine.AfterRestore, retry: Bool)?
+    /// Partitions whose restore waits (an open transaction has offsets pending for them, or holds their
+    /// changelog's end behind what is committed), with what follows their restore and since when they wait.
+    var awaitingRestore: [Int32: (then: RuntimeStateMachine.AfterRestore, since: Double)] = [:]
+    /// When waiting restores are tried next (once a second).
+    var nextRestoreRetry = 0.0
+    /// What follows the restore under way (from the stability check to the restore's result), and whether
+    /// its partitions waited before.
+    var restoring: (then: RuntimeStateMachine.AfterRestore, retry: Bool)?
 
     var sortedOwners: [PartitionOwner] { owners.keys.sorted().map { owners[$0]! } }
 }

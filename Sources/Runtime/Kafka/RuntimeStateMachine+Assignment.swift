@@ -7,11 +7,17 @@ import KafkaIO
 extension RuntimeStateMachine {
     // MARK: - Poll
 
-    /// Keeps the round's fixes for `takeFixes` and puts its rebalance events on the agenda, in order.
+    /// Keeps the round's fixes for `takeFixes` and puts its rebalance events on the agenda, in order. The
+    /// partitions this instance owns and one of them says are lost are dropped first: the events came while
+    /// it did not poll (a zombie resuming), and a revocation before the loss must not commit their work now.
     mutating func tookPoll(_ records: [ConsumedRecord], _ events: [RebalanceEvent]) {
         assignment.polled = records
         assignment.polledCount = records.count
-        var steps: [Work] = []
+        var lostNow = Set<Int32>()
+        for case let .lost(partitions) in events {
+            lostNow.formUnion(mine(partitions).filter { assignment.owners[$0] != nil })
+        }
+        var steps: [Work] = lostNow.isEmpty ? [] : [.handleLost(lostNow.sorted())]
         for event in events { steps += handling(event) }
         push(steps)
     }
@@ -39,22 +45,10 @@ extension RuntimeStateMachine {
         switch event {
         case let .revoked(partitions):
             let mine = mine(partitions)
-            guard !mine.isEmpty else { return [] }
-            // Hand over cleanly: what was folded is committed before another instance resumes.
-            // Released to the group only then: until then nobody else is given them.
-            return [.forget(mine)] + Self.commitEverything + [
-                .writeSnapshots(only: Set(mine)), .retire(mine), .perform(.removeCommands(mine)), .perform(.release(mine)),
-                .log("gave up partitions \(mine.sorted())"),
-            ]
+            return mine.isEmpty ? [] : [.handleRevoked(mine)]
         case let .lost(partitions):
             let mine = mine(partitions)
-            guard !mine.isEmpty else { return [] }
-            // Another member may own them already: nothing folded since the last commit may be
-            // committed now. A transaction in flight ends first (on Kafka, its offsets carry the old
-            // generation and it is refused). The uncommitted work is dropped, and the partitions
-            // still owned are rebuilt from what was committed.
-            return [.forget(mine), .awaitOutcome, .discardOpen, .retire(mine), .perform(.removeCommands(mine)),
-                    .rebuildOwned, .lost(mine)]
+            return mine.isEmpty ? [] : [.handleLost(mine)]
         case let .assigned(partitions):
             let mine = mine(partitions).sorted()
             guard !mine.isEmpty else { return [] }
@@ -66,6 +60,30 @@ extension RuntimeStateMachine {
         case let .failed(error):
             return [.log("warning: rebalance failed: \(error)")]
         }
+    }
+
+    /// Hands revoked partitions over cleanly: what was folded is committed before another instance resumes
+    /// them, and they are released to the group only then (until then nobody else is given them).
+    mutating func handleRevoked(_ partitions: [Int32]) {
+        forget(partitions)
+        let owned = partitions.filter { assignment.owners[$0] != nil }
+        push(Self.commitEverything + [
+            .writeSnapshots(only: Set(owned)), .retire(owned), .perform(.removeCommands(owned)), .perform(.release(partitions)),
+            .log("gave up partitions \(partitions.sorted())"),
+        ])
+    }
+
+    /// Lost partitions: another member may own them already, so nothing folded since the last commit may be
+    /// committed now. A transaction in flight ends first (on Kafka, its offsets carry the old generation and
+    /// it is refused). The uncommitted work is dropped, and the partitions still owned are rebuilt from what
+    /// was committed. Those dropped already (`tookPoll`) are not dropped twice.
+    mutating func handleLost(_ partitions: [Int32]) {
+        let held = partitions.filter {
+            assignment.owners[$0] != nil || assignment.awaitingRestore[$0]?.then == .rebuilt
+        }
+        forget(partitions)
+        guard !held.isEmpty else { return }
+        push(.awaitOutcome, .discardOpen, .retire(held), .perform(.removeCommands(held)), .rebuildOwned, .lost(held))
     }
 
     /// Partitions assigned again without a hand-over: their uncommitted work is dropped, so must be what
@@ -120,24 +138,48 @@ extension RuntimeStateMachine {
 
     // MARK: - Restores
 
-    /// Partitions whose committed offsets are stable are restored now; the others wait, retried every round:
-    /// a transaction with offsets pending for them (KIP-447: an instance that lost them, before its session
-    /// expired) may still commit their changelog, which a restore now would not see.
+    /// Partitions whose committed offsets are stable are restored now; the others wait, tried again every
+    /// second: a transaction with offsets pending for them (KIP-447: an instance that lost them, before its
+    /// session expired) may still commit their changelog, which a restore now would not see.
     mutating func checkedStable(ready: [Int32], pending: [Int32], committed: [TopicPartition: Int64]) {
-        guard let (_, then, retry) = assignment.checking else { return }
-        assignment.checking = nil
-        for partition in pending where assignment.awaitingStable.updateValue(then, forKey: partition) == nil {
-            log("partition \(partition) waits for a transaction with offsets pending for it to end before its restore")
+        guard let (then, retry) = assignment.restoring else { return }
+        assignment.restoring = nil
+        wait(pending, then: then, because: "a transaction with offsets pending for it ends")
+        // Waiting for long, the committed offsets are not waited for any more (an operator may have moved them).
+        let topics = options.topics
+        let patient = committed.filter { place in
+            guard let waiting = assignment.awaitingRestore[place.key.partition] else { return true }
+            return now.monotonic - waiting.since < 300 || place.key.topic != topics.locations && place.key.topic != topics.tripCommands
         }
-        for partition in ready { assignment.awaitingStable[partition] = nil }
-        push(.restoreNow(ready, then: then, retry: retry, committed: committed))
+        push(.restoreNow(ready, then: then, retry: retry, committed: patient))
+    }
+
+    /// Installs restored partitions; those whose changelog could not be read as far as their committed offsets
+    /// (a transaction left open holds its last stable offset back) wait.
+    mutating func restored(_ owners: [PartitionOwner], unreadable: [Int32]) {
+        for owner in owners {
+            assignment.owners[owner.partition] = owner
+            assignment.awaitingRestore[owner.partition] = nil
+        }
+        guard let (then, _) = assignment.restoring else { return }
+        assignment.restoring = nil
+        wait(unreadable, then: then, because: "its changelog can be read as far as its committed offsets")
+    }
+
+    private mutating func wait(_ partitions: [Int32], then: AfterRestore, because: String) {
+        for partition in partitions where assignment.awaitingRestore[partition] == nil {
+            assignment.awaitingRestore[partition] = (then, now.monotonic)
+            log("partition \(partition) waits to be restored until \(because)")
+        }
+        if !partitions.isEmpty { assignment.nextRestoreRetry = now.monotonic + 1 }
     }
 
     mutating func retryRestores() {
-        guard !assignment.awaitingStable.isEmpty else { return }
+        guard !assignment.awaitingRestore.isEmpty, now.monotonic >= assignment.nextRestoreRetry else { return }
+        assignment.nextRestoreRetry = now.monotonic + 1
         var steps: [Work] = []
         for then in [AfterRestore.rebuilt, .assigned] {
-            let partitions = assignment.awaitingStable.filter { $0.value == then }.keys.sorted()
+            let partitions = assignment.awaitingRestore.filter { $0.value.then == then }.keys.sorted()
             if !partitions.isEmpty { steps.append(.restore(partitions, then: then, retry: true)) }
         }
         push(steps)
@@ -145,7 +187,7 @@ extension RuntimeStateMachine {
 
     /// Partitions revoked, lost or assigned again no longer wait for a restore decided before.
     mutating func forget(_ partitions: [Int32]) {
-        for partition in partitions { assignment.awaitingStable[partition] = nil }
+        for partition in partitions { assignment.awaitingRestore[partition] = nil }
     }
 
     // MARK: - Seeks

@@ -71,6 +71,8 @@ struct RuntimeStateMachine {
         case restoreNow([Int32], then: AfterRestore, retry: Bool, committed: [TopicPartition: Int64])
         case retryRestores
         case forget([Int32])
+        case handleRevoked([Int32])
+        case handleLost([Int32])
         case seek(Int32)
         case reassign([Int32])
         case tookPartitions([Int32], seekingAll: Bool)
@@ -124,7 +126,7 @@ struct RuntimeStateMachine {
         case let .sought(partition, failure): sought(partition, failure: failure)
         case let .lag(ends): measuredLag(ends)
         case let .changelogEnds(ends): submitCommittedImages(ends: ends)
-        case let .restored(owners): for owner in owners { assignment.owners[owner.partition] = owner }
+        case let .restored(owners, unreadable): restored(owners, unreadable: unreadable)
         case let .stable(ready, pending, committed): checkedStable(ready: ready, pending: pending, committed: committed)
         case let .folded(seconds, snapshots):
             report(snapshots)
@@ -240,10 +242,11 @@ struct RuntimeStateMachine {
             return nil
         case let .restore(partitions, then, retry):
             guard !partitions.isEmpty else { return nil }
-            assignment.checking = (partitions, then, retry)
+            assignment.restoring = (then, retry)
             return .checkStable(partitions)
         case let .restoreNow(partitions, then, retry, committed):
             guard !partitions.isEmpty else { return nil }
+            assignment.restoring = (then, retry)
             switch then {
             case .rebuilt: push(partitions.map { .seek($0) })
             case .assigned: push(.tookPartitions(partitions, seekingAll: retry))
@@ -254,6 +257,12 @@ struct RuntimeStateMachine {
             return nil
         case let .forget(partitions):
             forget(partitions)
+            return nil
+        case let .handleRevoked(partitions):
+            handleRevoked(partitions)
+            return nil
+        case let .handleLost(partitions):
+            handleLost(partitions)
             return nil
         case let .seek(partition):
             guard let owner = assignment.owners[partition] else { return nil }

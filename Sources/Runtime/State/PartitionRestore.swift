@@ -73,15 +73,20 @@ public struct PartitionRestore {
         }
     }
 
-    /// Whether the local snapshot holds less than the changelog up to its offset: the first checkpoint after
-    /// it does not go on from its own, or, none after it, the group's committed offsets (`committed`:
-    /// fixes and commands, nil where none was committed) are not its checkpoint's.
-    public func snapshotIsStale(committed: (locations: Int64?, commands: Int64?)) -> Bool {
-        guard let snapshot = snapshotCheckpoint else { return false }
-        if sawCheckpointAfterSnapshot { return snapshotBehindChangelog }
-        if let locations = committed.locations, locations != snapshot.locationsOffset { return true }
-        if let commands = committed.commands, commands != snapshot.commandsOffset { return true }
+    /// Whether what was read is behind the group's committed offsets (`committed`: fixes and commands, nil
+    /// where none was committed): a transaction committed the partition further than the changelog could be
+    /// read (a transaction still open holds its last stable offset back), or the snapshot holds less than it
+    /// claims.
+    public func isBehind(committed: (locations: Int64?, commands: Int64?)) -> Bool {
+        if let locations = committed.locations, locations > checkpoint?.locationsOffset ?? 0 { return true }
+        if let commands = committed.commands, commands > checkpoint?.commandsOffset ?? 0 { return true }
         return false
+    }
+
+    /// Whether the restore must start again without the snapshot: the changelog after it does not go on from
+    /// its checkpoint, or it leaves the restore behind the group's committed offsets.
+    public func snapshotIsStale(committed: (locations: Int64?, commands: Int64?)) -> Bool {
+        snapshotCheckpoint != nil && (snapshotBehindChangelog || isBehind(committed: committed))
     }
 
     /// Installs the restored users into `fold` (in userId order, so slots do not depend on the
