@@ -29,7 +29,6 @@ enum ConsoleCommand {
                    environment: "TRIPSTREAM_CONSOLE_SECRET_FILE"),
             .value("auth-token-file", valueName: "file", help: "Bearer token for the console (16 bytes or more).",
                    environment: "TRIPSTREAM_CONSOLE_AUTH_TOKEN_FILE"),
-            .value("tiles", valueName: "url-template", help: "Map tiles under the map, e.g. http://tiles/{z}/{x}/{y}.png."),
             .value("metrics-url", valueName: "url", help: "The service's /metrics, for the lag and events/s chart."),
             .value("stale-after", valueName: "duration", help: "A driver without a fix for this long is stale.",
                    default: "5m"),
@@ -40,7 +39,7 @@ enum ConsoleCommand {
                    help: "Time a client has to send a whole request head (then 408).", default: "10s"),
             .value("idle-timeout", valueName: "duration",
                    help: "Time a kept-alive connection may wait for its next request.", default: "15s"),
-        ] + TopicNames.options.filter { topicOptions.contains($0.longName) })
+        ] + MapTilesOptions.specs + TopicNames.options.filter { topicOptions.contains($0.longName) })
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -90,7 +89,7 @@ enum ConsoleCommand {
         return limits
     }
 
-    /// The access token, tracking secret and tiles options.
+    /// The access token, tracking secret and base map options.
     static func settings(_ parsed: ParsedArguments) throws -> ConsoleSettings {
         var settings = ConsoleSettings()
         if let file = try parsed.optional("secret-file", parsed.string) {
@@ -105,7 +104,7 @@ enum ConsoleCommand {
             }
             settings.access = ConsoleAccess(token: text)
         }
-        settings.tiles = try parsed.optional("tiles", parsed.string)
+        settings.tiles = try MapTilesOptions.read(parsed)
         return settings
     }
 }

@@ -1,7 +1,3 @@
-// Served as it is; edit here.
-/// The tracking page's script.
-enum TrackingScript {
-    static let text = #"""
 // A customer's tracking page: its one trip, polled every few seconds from /api/track/<token>.
 "use strict";
 const token = location.pathname.split("/").pop();
@@ -13,19 +9,19 @@ map.layers.push((ctx, m) => {
   if (!trip) return;
   if (trip.destination.shape) drawGeofence(ctx, m, trip.destination.shape, "#7b61ff", "#7b61ff22");
   if (trip.destination.point) {
-    const [x, y] = m.screen(...CanvasMap.world(...trip.destination.point));
+    const [x, y] = m.screen(...Geo.world(...trip.destination.point));
     ctx.beginPath(); ctx.arc(x, y, 6, 0, 2 * Math.PI); ctx.fillStyle = "#7b61ff"; ctx.fill();
   }
   if (trip.track.length > 1) {
     ctx.beginPath();
     trip.track.forEach(([lon, lat], i) => {
-      const [x, y] = m.screen(...CanvasMap.world(lon, lat));
+      const [x, y] = m.screen(...Geo.world(lon, lat));
       if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
     });
     ctx.strokeStyle = "#2f80ed"; ctx.lineWidth = 3; ctx.stroke();
   }
   if (trip.position) {
-    const [x, y] = m.screen(...CanvasMap.world(trip.position[0], trip.position[1]));
+    const [x, y] = m.screen(...Geo.world(trip.position[0], trip.position[1]));
     ctx.beginPath(); ctx.arc(x, y, 8, 0, 2 * Math.PI);
     ctx.fillStyle = "#1f9d55"; ctx.fill(); ctx.strokeStyle = "#fff"; ctx.lineWidth = 2; ctx.stroke();
   }
@@ -41,9 +37,7 @@ function show() {
     status.textContent = "This trip has ended (" + trip.status + ").";
   } else if (trip.eta != null) {
     status.className = "eta";
-    let s = "Arriving in " + Math.round(trip.eta) + " min";
-    if (trip.etaLow != null && trip.etaHigh != null) s += " (" + Math.round(trip.etaLow) + "–" + Math.round(trip.etaHigh) + " min)";
-    status.textContent = s;
+    status.textContent = "Arriving in " + Format.eta(trip);
   } else {
     status.className = "note";
     status.textContent = "On the way (" + trip.status + ")";
@@ -56,7 +50,7 @@ function show() {
   if (!map.userMoved) {
     const points = trip.track.slice();
     if (trip.destination.point) points.push(trip.destination.point);
-    else if (trip.destination.shape) points.push(fenceCenter(trip.destination.shape));
+    else if (trip.destination.shape) points.push(Geo.fenceCenter(trip.destination.shape));
     if (points.length) map.fit(points, 60);
   }
   map.request();
@@ -70,6 +64,6 @@ async function poll() {
   $("status").textContent = message;
   if (response.status === 404) setTimeout(poll, 5000);
 }
+// The base map, when the console serves one (public: tiles name no one).
+fetch("/api/map", { credentials: "omit" }).then((r) => (r.ok ? r.json() : null)).then((c) => showBaseMap(map, c)).catch(() => {});
 poll();
-"""#
-}

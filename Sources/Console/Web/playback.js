@@ -1,7 +1,4 @@
-// Served as it is; edit here.
-/// The console's route playback: a user's fixes for a window, played at 1–20×, with stops and a speed chart.
-enum PlaybackScript {
-    static let text = #"""
+// The console's route playback: a user's fixes for a window, played at 1–20×, with stops and a speed chart.
 "use strict";
 const playback = { points: [], stops: [], time: 0, playing: false, last: 0 };
 window.playbackState = playback;
@@ -20,18 +17,18 @@ map.layers.push((ctx, m) => {
   if (!playback.points.length) return;
   ctx.beginPath();
   playback.points.forEach((p, i) => {
-    const [x, y] = m.screen(...CanvasMap.world(p[1], p[2]));
+    const [x, y] = m.screen(...Geo.world(p[1], p[2]));
     if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
   });
   ctx.strokeStyle = "#2f80ed99"; ctx.lineWidth = 3; ctx.stroke();
   ctx.font = "11px system-ui";
   for (const [lon, lat, start, end] of playback.stops) {
-    const [x, y] = m.screen(...CanvasMap.world(lon, lat));
+    const [x, y] = m.screen(...Geo.world(lon, lat));
     ctx.beginPath(); ctx.arc(x, y, 7, 0, 2 * Math.PI); ctx.fillStyle = "#f2994a"; ctx.fill();
     ctx.fillStyle = "#1d2733"; ctx.fillText(`stop ${Math.round((end - start) / 60000)} min`, x + 9, y + 4);
   }
   const [, lon, lat] = playbackPosition();
-  const [x, y] = m.screen(...CanvasMap.world(lon, lat));
+  const [x, y] = m.screen(...Geo.world(lon, lat));
   ctx.beginPath(); ctx.arc(x, y, 8, 0, 2 * Math.PI);
   ctx.fillStyle = "#111"; ctx.fill(); ctx.strokeStyle = "#fff"; ctx.lineWidth = 2; ctx.stroke();
 });
@@ -53,7 +50,7 @@ function drawSpeedChart() {
   ctx.strokeStyle = "#111"; ctx.lineWidth = 1; ctx.stroke();
   ctx.fillStyle = "#1d2733"; ctx.font = "11px system-ui";
   const now = playbackPosition();
-  ctx.fillText(`${new Date(playback.time).toISOString().slice(11, 19)} · ${((now[3] || 0) * 3.6).toFixed(0)} km/h (max ${(max * 3.6).toFixed(0)})`, 4, h - 1);
+  ctx.fillText(`${Format.clock(playback.time)} · ${((now[3] || 0) * 3.6).toFixed(0)} km/h (max ${(max * 3.6).toFixed(0)})`, 4, h - 1);
 }
 $("speed-chart").addEventListener("click", (e) => {
   const p = playback.points;
@@ -91,6 +88,7 @@ $("playback-load").onclick = async () => {
   if (!response.ok) { $("playback-status").textContent = (await response.text()).trim(); return; }
   const route = await response.json();
   playback.points = route.points; playback.stops = route.stops; playback.playing = false;
+  $("speed-chart").hidden = route.points.length < 2;  // no empty chart under the panel
   $("playback-play").textContent = "Play";
   if (!route.points.length) { $("playback-status").textContent = "no fixes of " + user + " in that window"; drawSpeedChart(); map.request(); return; }
   playback.time = route.points[0][0];
@@ -98,5 +96,3 @@ $("playback-load").onclick = async () => {
   map.fit(route.points.map((p) => [p[1], p[2]]));
   drawSpeedChart();
 };
-"""#
-}
