@@ -118,6 +118,7 @@ extension RuntimeStateMachine {
                 values.commitSeconds.observe(seconds)
                 for part in parts {
                     values.inputsCommitted += part.inputs
+                    if let offsets = part.offsets { values.committedOffsets[part.partition] = offsets }
                     for timestamp in part.inputTimestamps {
                         values.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000)
                     }
