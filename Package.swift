@@ -76,8 +76,8 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
-                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation", "BrokerSimulation",
-                "RuntimeSimulation", "HTTPServing",
+                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation", "HTTPServing",
+                "BrokerSimulation", "RuntimeSimulation",
             ]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Codec", "Console", "HTTPServing", "Crypto", "KafkaIO", "SQLiteIO"]),

@@ -2,8 +2,8 @@
 # The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
 # checks across processes and against independent implementations: the schemas with Python's
 # jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories,
-# the release build against the debug build, the runtime's deterministic simulation, replay from topics, archives and files,
-# and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
+# the release build against the debug build, the runtime's deterministic simulation, replay from topics, archives
+# and files, and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

@@ -10,6 +10,8 @@ struct SimulationRegressionTests {
         (UInt64(13), "a zombie restored partitions behind its own open transaction"),
         (UInt64(49), "a zombie's local snapshot claimed changelog records other owners wrote"),
         (UInt64(82), "a static member's rejoin stalled a partition its dead predecessor never released"),
+        (UInt64(164), "a restore read its changelog only as far as a transaction left open, behind what was committed"),
+        (UInt64(160), "a zombie committed its work on lost partitions for a revocation seen in the same poll"),
     ])
     func aSeedThatOnceFailedHoldsEveryInvariant(seed: UInt64, bug: String) {
         let outcome = Simulator.run(seed: seed)

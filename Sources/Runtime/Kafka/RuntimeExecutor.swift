@@ -349,7 +349,7 @@ struct RuntimeClients {
     init(options: RuntimeOptions, broker: any Broker, geofences: GeofenceFeed) throws {
         self.geofences = geofences
         // Fetching eagerly, memory is bounded by bytes; the partitions whose inputs pile up are paused
-        // (`RuntimeOptions.maxPendingInputs`). A static member (README, "Run against a real Kafka").
+        // (`RuntimeOptions.maxPendingInputs`). A static member (docs/running.md).
         let consumerConfiguration = options.kafka.fetchingEagerly()
             .failingOverQuickly(clientId: "tripstream-\(options.instanceId)").inGroup(options.group)
         consumer = try broker.inputLog(configuration: consumerConfiguration.staticMember(instanceId: options.instanceId))

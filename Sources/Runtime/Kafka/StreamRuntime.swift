@@ -13,7 +13,7 @@ import KafkaIO
 /// changelog + checkpoints; flush; offsets; commit], the fold goes on into transaction N+1, which is
 /// sealed once N ended. Outputs are durable before the changelog record that covers them, so even a
 /// broker that cannot abort (librdkafka's mock) can only see outputs repeated after a crash, never
-/// lost. README, "Exactly once", gives the whole argument.
+/// lost. docs/exactly-once.md gives the whole argument.
 public final class StreamRuntime {
     public let options: RuntimeOptions
     let metrics: RuntimeMetrics

@@ -314,10 +314,10 @@ struct TransactionReceipt: Sendable {
         let historyGeneration: UInt64
         let inputs: Int
         let inputTimestamps: [Int64]
-        let checkpoint: PartitionCheckpoint
-        let image: PartitionFold?
         /// Next offsets of fixes and commands once committed; nil before the partition folded anything.
         let offsets: (locations: Int64, commands: Int64)?
+        let checkpoint: PartitionCheckpoint
+        let image: PartitionFold?
     }
 
     let parts: [Part]
@@ -329,8 +329,8 @@ struct TransactionReceipt: Sendable {
     init(_ transaction: SealedTransaction) {
         parts = transaction.partitions.map {
             Part(partition: $0.partition, owner: $0.owner, historyGeneration: $0.historyGeneration,
-                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps, checkpoint: $0.checkpoint, image: $0.image,
-                 offsets: $0.offsets)
+                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps, offsets: $0.offsets,
+                 checkpoint: $0.checkpoint, image: $0.image)
         }
         sealedAt = transaction.sealedAt
         shared = transaction.shared
