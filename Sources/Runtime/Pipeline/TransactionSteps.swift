@@ -100,6 +100,24 @@ struct TransactionSteps {
         case pausing(then: Stage)
         case sendEarly
         case abort, replaceProducer
+
+        /// Its name, the same in every run: a nested enum's default description can name its context by
+        /// address (`(unknown context at $…)`), which made one seed's traces differ between runs.
+        var name: String {
+            switch self {
+            case .begin: "begin"
+            case .sendOutputs: "sendOutputs"
+            case .flushOutputs: "flushOutputs"
+            case .sendChangelog: "sendChangelog"
+            case .flushChangelog: "flushChangelog"
+            case .sendOffsets: "sendOffsets"
+            case .commit: "commit"
+            case let .pausing(then: stage): "pausing(then: \(stage.name))"
+            case .sendEarly: "sendEarly"
+            case .abort: "abort"
+            case .replaceProducer: "replaceProducer"
+            }
+        }
     }
 
     init(topics: Topics) { self.topics = topics }
@@ -118,7 +136,7 @@ struct TransactionSteps {
         case .commit: "commit"
         case .discard: "discard"
         }
-        return "\(job): \(current.stage)"
+        return "\(job): \(current.stage.name)"
     }
 
     mutating func enqueue(_ job: Job) { jobs.append(job) }
