@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Console
 import ConsoleHTTP
 import Foundation

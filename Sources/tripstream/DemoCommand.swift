@@ -1,5 +1,6 @@
 import Codec
 import CommandLineKit
+import CommandSupport
 import Domain
 import Foundation
 import KafkaIO
@@ -52,7 +53,7 @@ enum DemoCommand {
         try EtaModelOptions.read(parsed, into: &foldSettings)
 
         let topics = Topics()
-        let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)
+        let cluster = try DevBrokerCluster.start(brokerCount: 1, partitions: 4, topics: topics)
         let kafka = cluster.clientConfiguration
         Terminal.error("embedded broker at \(cluster.bootstrapServers)")
 

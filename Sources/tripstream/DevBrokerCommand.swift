@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import KafkaIO
 import LZ4IO
 import Runtime
@@ -25,7 +26,7 @@ enum DevBrokerCommand {
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
-        let cluster = try start(brokerCount: try parsed.int("broker-count", in: 1...16), partitions: Int32(try parsed.int("partitions", in: 1...10_000)),
+        let cluster = try DevBrokerCluster.start(brokerCount: try parsed.int("broker-count", in: 1...16), partitions: Int32(try parsed.int("partitions", in: 1...10_000)),
                                 topics: try TopicNames.topics(parsed))
         Terminal.output(cluster.bootstrapServers)
         if let file = try parsed.optional("bootstrap-file", parsed.string) {
@@ -45,15 +46,4 @@ enum DevBrokerCommand {
     /// configuration key or API to raise it), so the dev broker says it instead.
     static let limitNotice = "note: the dev broker keeps about 5 MiB (at most 100,000 record batches) per partition and "
         + "drops the oldest beyond that without an error; `simulate` warns when it dropped what it published"
-
-    /// A mock cluster with every TripStream topic created (the mock cannot create topics through
-    /// the admin API).
-    static func start(brokerCount: Int, partitions: Int32, topics: Topics) throws -> MockCluster {
-        let cluster = try MockCluster(brokerCount: max(brokerCount, 1))
-        for topic in topics.all {
-            try cluster.createTopic(topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
-                                    replicationFactor: Int16(min(brokerCount, 3)))
-        }
-        return cluster
-    }
 }
