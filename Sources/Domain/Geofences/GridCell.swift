@@ -1,4 +1,4 @@
-/// The geofences of one grid cell, packed in one array of 64-bit words: one list, or, in a cell
+/// The geofences of one grid cell, packed in one buffer of 64-bit words (`GridWords`): one list, or, in a cell
 /// holding more than `SpatialGrid.splitThreshold` geofences (a dense district), one list per sub-cell.
 ///
 /// A lookup in a table of a million geofences finds what it reads cold, so what it costs is the
@@ -84,7 +84,7 @@ struct GridCell: Sendable {
 
     /// Packs `staging` (from `stage`, appended to since) into `words`, for lookups, each list in id order.
     mutating func seal(_ staging: Staged) {
-        var packed: [UInt64] = []
+        var packed = GridWords()
         packed.reserveCapacity(staging.boxes.reduce(0) { $0 + $1.count } + staging.entries.reduce(0) { $0 + $1.count })
         var ends = InlineArray<16, UInt32>(repeating: 0)
         let boxWords = lookup.boxWords, entryWords = SpatialGrid.Entry.words
@@ -92,11 +92,15 @@ struct GridCell: Sendable {
             let boxes = staging.boxes[list], entries = staging.entries[list]
             // Ids are distinct within a list (a cell holds one box of a geofence): the order is total.
             let byID = (0..<(entries.count / entryWords)).sorted { entries[$0 * entryWords] < entries[$1 * entryWords] }
-            for item in byID { packed += boxes[(item * boxWords)..<((item + 1) * boxWords)] }
-            for item in byID { packed += entries[(item * entryWords)..<((item + 1) * entryWords)] }
+            boxes.withUnsafeBufferPointer { boxes in
+                for item in byID { packed.append(contentsOf: boxes[(item * boxWords)..<((item + 1) * boxWords)]) }
+            }
+            entries.withUnsafeBufferPointer { entries in
+                for item in byID { packed.append(contentsOf: entries[(item * entryWords)..<((item + 1) * entryWords)]) }
+            }
             ends[list] = UInt32(packed.count)
         }
-        words = GridWords(packed)
+        words = packed
         lookup.ends = ends
     }
 
@@ -113,8 +117,11 @@ struct GridCell: Sendable {
         }
         let (start, count, entries) = lookup.bounds(list)
         words.reserveCapacity(words.count + box.count + SpatialGrid.Entry.words)  // one growth for both inserts
-        var place = count
-        while place > 0, words[entries + (place - 1) * SpatialGrid.Entry.words] > packed.0 { place -= 1 }
+        let place = words.withUnsafeBufferPointer { words in
+            var place = count
+            while place > 0, words[entries + (place - 1) * SpatialGrid.Entry.words] > packed.0 { place -= 1 }
+            return place
+        }
         words.insert(contentsOf: [packed.0, packed.1, packed.2, packed.3], at: entries + place * SpatialGrid.Entry.words)
         words.insert(contentsOf: box, at: start + place * box.count)
         shiftEnds(from: list, by: box.count + SpatialGrid.Entry.words)

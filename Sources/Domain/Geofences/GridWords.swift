@@ -8,11 +8,12 @@
 /// another (a copied table) is copied once, on its first change.
 struct GridWords: Sendable {
     /// The owner of the words' memory. Never shared while written: every change goes through
-    /// `uniqueBuffer`, which copies a buffer that another value also holds.
+    /// `makeUnique`, which copies a buffer that another value also holds.
     final class Buffer: @unchecked Sendable {
-        // Safe: `base`, `count` and `capacity` are written only by `GridWords`' mutating methods, each
-        // on a buffer it holds the only reference to (`isKnownUniquelyReferenced`, after which no other
-        // value, cell, table or thread can reach it); a buffer reachable from two values is only read.
+        // Safe: `base`, `count` and `capacity` and the words are written only by `GridWords`' mutating
+        // methods, each on a buffer it holds the only reference to (`makeUnique`: after
+        // `isKnownUniquelyReferenced`, no other value, cell, table or thread can reach it); a buffer
+        // reachable from two values is only read.
         // A buffer is reached from another thread only through a value sent there, so its writes
         // happen before (by the send) any read there.
         private(set) var base: UnsafeMutablePointer<UInt64>
@@ -95,7 +96,10 @@ struct GridWords: Sendable {
             precondition(index >= 0 && index < count, "GridWords: index out of range")
             return buffer!.base[index]
         }
-        set { uniqueBuffer(reserving: count).set(newValue, at: index) }
+        set {
+            makeUnique(reserving: count)
+            buffer!.set(newValue, at: index)
+        }
     }
 
     /// The words `range`, copied out.
@@ -110,9 +114,10 @@ struct GridWords: Sendable {
         return try withExtendedLifetime(buffer) { try body(UnsafeBufferPointer(start: buffer.base, count: buffer.count)) }
     }
 
-    /// This value's own buffer, with room for `needed` words: the shared one copied first (once, with
-    /// that room), a missing one allocated.
-    private mutating func uniqueBuffer(reserving needed: Int) -> Buffer {
+    /// Gives this value a buffer of its own with room for `needed` words: the shared one copied first
+    /// (once, with that room), a missing one allocated. The changes then work on `buffer!` in place
+    /// (a reference returned from here was retained and released on every change).
+    private mutating func makeUnique(reserving needed: Int) {
         // Asked before any other reference to the buffer is taken: one held here would make it shared.
         if buffer == nil {
             buffer = Buffer(capacity: needed)
@@ -121,27 +126,33 @@ struct GridWords: Sendable {
         } else {
             buffer!.reserve(needed)
         }
-        return buffer!
     }
 
-    mutating func reserveCapacity(_ needed: Int) { _ = uniqueBuffer(reserving: needed) }
+    mutating func reserveCapacity(_ needed: Int) { makeUnique(reserving: needed) }
 
     mutating func insert(contentsOf words: [UInt64], at index: Int) {
         guard !words.isEmpty else { return }
-        let buffer = uniqueBuffer(reserving: count + words.count)
-        words.withUnsafeBufferPointer { buffer.insert($0, at: index) }
+        makeUnique(reserving: count + words.count)
+        words.withUnsafeBufferPointer { buffer!.insert($0, at: index) }
+    }
+
+    mutating func append(contentsOf words: Slice<UnsafeBufferPointer<UInt64>>) {
+        guard !words.isEmpty else { return }
+        makeUnique(reserving: count + words.count)
+        buffer!.insert(UnsafeBufferPointer(rebasing: words), at: buffer!.count)
     }
 
     mutating func removeSubrange(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        uniqueBuffer(reserving: count).remove(range)
+        makeUnique(reserving: count)
+        buffer!.remove(range)
     }
 
     /// Writes `words` over the words from `index` on.
     mutating func replace(at index: Int, with words: [UInt64]) {
         precondition(index >= 0 && index + words.count <= count, "GridWords: replacement beyond the end")
-        let buffer = uniqueBuffer(reserving: count)
-        for (offset, word) in words.enumerated() { buffer.set(word, at: index + offset) }
+        makeUnique(reserving: count)
+        for (offset, word) in words.enumerated() { buffer!.set(word, at: index + offset) }
     }
 
     /// Empties the value, releasing its buffer.

@@ -111,8 +111,8 @@ struct TimelineStore: Sendable {
         // By address: reading one field of a timeline loads that field. A `get` copies the whole
         // timeline (hundreds of bytes and their references), and so does a `_read`, which yields a
         // large struct by value: the fold reads a field or two of one per fix.
-        unsafeAddress { UnsafePointer(address(of: slot)) }
-        unsafeMutableAddress {
+        @inline(__always) unsafeAddress { UnsafePointer(address(of: slot)) }
+        @inline(__always) unsafeMutableAddress {
             // This store's own segment (copied first if shared): the address stays valid for the
             // access, during which nothing else can touch the store.
             uniqueSegment(Int(slot) >> Self.segmentShift).base + (Int(slot) & (Self.segmentSize - 1))
