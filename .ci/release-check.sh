@@ -8,8 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 debug=$1
-swift build -c release --product tripstream
-swift build -c release --product tripstream-bench
+. scripts/lib/release-build.sh
+build_release_tripstream
+build_release_tripstream_bench
 release=.build/release/tripstream
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,11 +6,22 @@ import Runtime
 /// measures on.
 public enum DevBrokerCluster {
     public static func start(brokerCount: Int, partitions: Int32, topics: Topics) throws -> MockCluster {
+        try start(brokerCount: brokerCount, topics: topicSpecs(partitions: partitions, brokerCount: brokerCount, topics: topics))
+    }
+
+    public static func start(brokerCount: Int, topics: [TopicSpec]) throws -> MockCluster {
         let cluster = try MockCluster(brokerCount: max(brokerCount, 1))
-        for topic in topics.all {
-            try cluster.createTopic(topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
-                                    replicationFactor: Int16(min(brokerCount, 3)))
+        for topic in topics {
+            try cluster.createTopic(topic.name, partitions: topic.partitions, replicationFactor: topic.replicationFactor)
         }
         return cluster
+    }
+
+    /// Every TripStream topic with `partitions` partitions, the geofences' at most 3.
+    public static func topicSpecs(partitions: Int32, brokerCount: Int, topics: Topics) -> [TopicSpec] {
+        topics.all.map { topic in
+            TopicSpec(name: topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
+                      replicationFactor: Int16(min(brokerCount, 3)))
+        }
     }
 }

@@ -140,6 +140,7 @@ extension StreamRuntime {
                 values.commitSeconds.observe(seconds)
                 for part in receipt.parts {
                     values.inputsCommitted += part.inputs
+                    if let offsets = part.offsets { values.committedOffsets[part.partition] = offsets }
                     for timestamp in part.inputTimestamps {
                         values.inputToCommitSeconds.observe(Double(committedAt - timestamp) / 1000)
                     }

@@ -213,5 +213,7 @@ extension ProcessorCounters {
         geofenceUpserts += other.geofenceUpserts
         geofenceDeletes += other.geofenceDeletes
         for (reason, count) in other.deadLetters { deadLetters[reason, default: 0] += count }
+        unknownDestinations += other.unknownDestinations
+        unknownDestinationExample = unknownDestinationExample ?? other.unknownDestinationExample
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// [begin; outputs; flush; changelog + checkpoints; flush; offsets; commit], the fold goes on into
 /// transaction N+1, which is sealed once N ended. Outputs are durable before the changelog record
 /// that covers them, so even a broker that cannot abort (librdkafka's mock) can only see outputs
-/// repeated after a crash, never lost. README, "Exactly once", gives the whole argument.
+/// repeated after a crash, never lost. docs/exactly-once.md gives the whole argument.
 public final class StreamRuntime {
     public private(set) var options: RuntimeOptions
     let metrics: RuntimeMetrics
@@ -116,7 +116,7 @@ public final class StreamRuntime {
         snapshotWriter = SnapshotWriter(monotonic: { clock.monotonic() })
 
         // Fetching eagerly, memory is bounded by bytes; the partitions whose inputs pile up are paused
-        // (`RuntimeOptions.maxPendingInputs`). A static member (README, "Run against a real Kafka").
+        // (`RuntimeOptions.maxPendingInputs`). A static member (docs/running.md).
         let consumerConfiguration = options.kafka.fetchingEagerly()
             .failingOverQuickly(clientId: "tripstream-\(options.instanceId)").inGroup(options.group)
         consumer = try broker.inputLog(configuration: consumerConfiguration.staticMember(instanceId: options.instanceId))

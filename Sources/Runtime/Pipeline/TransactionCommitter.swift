@@ -347,6 +347,8 @@ struct TransactionReceipt: Sendable {
         let historyGeneration: UInt64
         let inputs: Int
         let inputTimestamps: [Int64]
+        /// Next offsets of fixes and commands once committed; nil before the partition folded anything.
+        let offsets: (locations: Int64, commands: Int64)?
     }
 
     let parts: [Part]
@@ -358,7 +360,7 @@ struct TransactionReceipt: Sendable {
     init(_ transaction: SealedTransaction) {
         parts = transaction.partitions.map {
             Part(partition: $0.partition, owner: $0.owner, historyGeneration: $0.historyGeneration,
-                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps)
+                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps, offsets: $0.offsets)
         }
         sealedAt = transaction.sealedAt
         shared = transaction.shared

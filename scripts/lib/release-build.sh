@@ -1,0 +1,11 @@
+# Sourced by scripts that run the release build: `build_release_tripstream` builds it with its output piped,
+# on a terminal or not. On a terminal SwiftPM adds -color-diagnostics to every compile, which changes the
+# build description: switching between a terminal and a pipe then rebuilt everything (90-100 s).
+build_release_tripstream() {
+    swift build -c release --product tripstream 2>&1 | cat >&2
+}
+
+# The benchmarks' executable, built the same way (beside tripstream, sharing its modules).
+build_release_tripstream_bench() {
+    swift build -c release --product tripstream-bench 2>&1 | cat >&2
+}
