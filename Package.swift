@@ -46,6 +46,14 @@ let package = Package(
 
         // MARK: - Runtime and executable
         .target(name: "Runtime", dependencies: ["Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "HTTPServing"]),
+        // Not shipped: a broker in memory that fails on purpose (tests), and the seeded simulation of
+        // the runtime over it (`tripstream-sim`).
+        .target(name: "BrokerSimulation", dependencies: ["Runtime", "KafkaIO"]),
+        .target(
+            name: "RuntimeSimulation",
+            dependencies: ["BrokerSimulation", "Runtime", "Domain", "Codec", "KafkaIO", "Simulation"]),
+        .executableTarget(
+            name: "tripstream-sim", dependencies: ["RuntimeSimulation", "CommandLineKit"], path: "Sources/TripStreamSim"),
         // Fuzz targets for every decoder of untrusted bytes: a seeded mutation harness, or libFuzzer
         // entry points when built with -sanitize=fuzzer -DTRIPSTREAM_LIBFUZZER (scripts/fuzz.sh).
         .executableTarget(
@@ -76,7 +84,12 @@ let package = Package(
         .testTarget(name: "RocksDBIOTests", dependencies: ["RocksDBIO"]),
         .testTarget(name: "SQLiteIOTests", dependencies: ["SQLiteIO"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation", "HTTPServing"]),
+        .testTarget(
+            name: "RuntimeTests",
+            dependencies: [
+                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "Simulation", "HTTPServing",
+                "BrokerSimulation", "RuntimeSimulation",
+            ]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Domain", "Codec"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Codec", "Console", "HTTPServing", "Crypto", "KafkaIO", "SQLiteIO"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),

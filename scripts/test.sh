@@ -2,8 +2,8 @@
 # The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
 # checks across processes and against independent implementations: the schemas with Python's
 # jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories,
-# the release build against the debug build, replay from topics, archives and files,
-# and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
+# the release build against the debug build, the runtime's deterministic simulation, replay from topics, archives
+# and files, and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -124,6 +124,9 @@ echo "== learned ETA: held-out Porto rides through replay --eta-model-out / --et
 
 echo "== release build: the same replays write the debug build's files (dense city with pile-ups, Porto)" >&2
 .ci/release-check.sh "$tripstream"
+
+echo "== simulation: 2,000 seeds of the runtime under seeded faults, invariants checked, one seed twice the same (.ci/sim-check.sh)" >&2
+.ci/sim-check.sh
 
 echo "== shutdown: SIGTERM with brokers gone exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"

@@ -72,7 +72,8 @@ import Testing
             return client
         }
         let crowd = (0..<16).map { _ in slowClient() }
-        usleep(100_000)
+        let start = TestClient.now()
+        while server.openConnections < 16, TestClient.now() - start < 30 { usleep(10_000) }  // all accepted
         var refills: [TestClient] = []
         for index in 0..<10 {
             #expect(get(server, "/new-\(index)").hasSuffix("path /new-\(index)"))
@@ -89,14 +90,21 @@ import Testing
     /// Only when every open connection is being answered is a newcomer refused, with a 503 that says why.
     @Test func aNewConnectionGets503OnlyWhenEveryOneIsBusy() throws {
         let release = DispatchSemaphore(value: 0)
-        let server = try server({ $0.maximumConnections = 4 }, handler: { request in
-            if request.path == "/block" { release.wait() }
+        let entered = DispatchSemaphore(value: 0)
+        let server = try server({
+            $0.maximumConnections = 4
+            $0.handlerThreads = 5  // one is kept for priority requests: four for /block
+        }, handler: { request in
+            if request.path == "/block" {
+                entered.signal()
+                release.wait()
+            }
             return .text(.ok, "path \(request.path)")
         })
         defer { server.stop() }
         let busy = (0..<4).map { _ in TestClient(port: server.address.port) }
         for client in busy { client.send("GET /block HTTP/1.1\r\nConnection: close\r\n\r\n") }
-        usleep(300_000)  // the four heads read and handed to handlers
+        for _ in busy { #expect(entered.wait(timeout: .now() + 30) == .success) }  // four handlers running
         let refused = get(server, "/late")
         #expect(refused.hasPrefix("HTTP/1.1 503 "))
         #expect(refused.contains("too many connections"))
@@ -109,14 +117,20 @@ import Testing
     /// Handlers stuck on a slow route hold every thread but the one kept for priority requests.
     @Test func aPriorityRouteIsAnsweredWhileSlowHandlersHoldTheOthers() throws {
         let release = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
         let server = try server({ $0.handlerThreads = 2 }, isPriority: { $0.path.hasPrefix("/track/") }, handler: { request in
-            if request.path == "/slow" { release.wait() }
+            if request.path == "/slow" {
+                entered.signal()
+                release.wait()
+            }
             return .text(.ok, "path \(request.path)")
         })
         defer { server.stop() }
         let slow = (0..<3).map { _ in TestClient(port: server.address.port) }
         for client in slow { client.send("GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n") }
-        usleep(200_000)
+        // The one thread that takes any request is stuck; two more slow requests queue behind it.
+        #expect(entered.wait(timeout: .now() + 30) == .success)
+        usleep(100_000)
         #expect(get(server, "/track/abc").hasSuffix("path /track/abc"))
         for _ in slow { release.signal() }
         for client in slow { #expect(client.read(for: 10).hasSuffix("path /slow")) }
@@ -211,7 +225,9 @@ import Testing
                 release.wait()
             }
             return HTTPResponse(status: .ok, body: .stream { writer in
-                if !writer.write(Array("data: x\n\n".utf8)) { produced.add(1, ordering: .relaxed) }
+                // As LiveHub does: write until a write fails, then free what the stream held.
+                while writer.write(Array("data: x\n\n".utf8)) { usleep(20_000) }
+                produced.add(1, ordering: .relaxed)
             })
         })
         defer { server.stop() }

@@ -41,8 +41,35 @@ struct ChaosClusterTests {
         }
     }
 
+    /// What the transactions went through, for the test's expectations.
+    struct Outcome: Sendable {
+        var inputs = 0
+        var committed = 0
+        var aborted = 0
+        var applied: Set<ChaosFault.Kind> = []
+        var refused: [String] = []
+        var producerFailed = false
+        var missing = 0
+    }
+
     @Test(.timeLimit(.minutes(5)))
-    func transactionsCommitThroughTheFaults() throws {
+    func transactionsCommitThroughTheFaults() async throws {
+        // The clients block for a minute or so: on a thread of their own, not on the test runner's few.
+        let outcome = try await withCheckedThrowingContinuation { (done: CheckedContinuation<Outcome, any Error>) in
+            Thread { done.resume(with: Result { try Self.transactionsUnderChaos() }) }.start()
+        }
+        #expect(outcome.inputs == 20)
+        #expect(outcome.applied == Set(ChaosFault.Kind.allCases), "every kind of fault came while transactions went on")
+        #expect(outcome.refused.isEmpty, "the mock accepts every step: \(outcome.refused)")
+        #expect(!outcome.producerFailed)
+        #expect(outcome.committed > 10, "\(outcome.committed) transactions committed, \(outcome.aborted) aborted")
+        #expect(outcome.missing == 0, "every committed record is there")
+    }
+
+    /// Transactions one after the other, each with five records and an offset, while the schedule runs, until every
+    /// kind of fault has come (or two minutes passed); then the committed records read back.
+    static func transactionsUnderChaos() throws -> Outcome {
+        var outcome = Outcome()
         let cluster = try MockCluster(brokerCount: 3)
         try cluster.createTopic("input", partitions: 2, replicationFactor: 3)
         try cluster.createTopic("output", partitions: 2, replicationFactor: 3)
@@ -50,17 +77,16 @@ struct ChaosClusterTests {
         for index in 0..<20 {
             try plain.produce(topic: "input", partition: Int32(index % 2), key: nil, value: TestSupport.bytes("in-\(index)"))
         }
-        #expect(try plain.flush(timeout: .seconds(10)).delivered == 20)
+        try plain.flush(timeout: .seconds(10))
 
         // Clients reconnect to a broker back up within half a second (librdkafka's default backs off up to 10 s).
         let reconnect = KafkaConfiguration(properties: [("reconnect.backoff.max.ms", "500")])
         let consumer = try KafkaConsumer(
             configuration: TestSupport.consumerConfiguration(cluster, group: "chaos").merging(reconnect))
         try consumer.subscribe(["input"])
-        let inputs = try TestSupport.pollUntil({ try consumer.poll(maxRecords: 100, timeout: .milliseconds(100)) }) {
+        outcome.inputs = try TestSupport.pollUntil({ try consumer.poll(maxRecords: 100, timeout: .milliseconds(100)) }) {
             $0.count >= 20
-        }
-        #expect(inputs.count == 20)
+        }.count
         let producer = try KafkaProducer(
             configuration: cluster.clientConfiguration.merging(reconnect), transactionalId: "chaos-txn")
         try producer.initTransactions(timeout: .seconds(30))
@@ -73,34 +99,28 @@ struct ChaosClusterTests {
             target: target, settings: try ChaosSettings(seed: 5, meanInterval: 300), random: SeededRandom(seed: 5))
         let chaos = ChaosThread(cluster)
         chaos.start(schedule)
-
-        // Transactions one after the other until every kind of fault has come, or two minutes passed.
-        var committed = 0
-        var aborted = 0
         let deadline = ContinuousClock.now + .seconds(120)
         while chaos.applied.count < ChaosFault.Kind.allCases.count, ContinuousClock.now < deadline {
-            while try !commit(committed, producer: producer, consumer: consumer) { aborted += 1 }
-            committed += 1
+            while try !commit(outcome.committed, producer: producer, consumer: consumer) { outcome.aborted += 1 }
+            outcome.committed += 1
             _ = try consumer.poll(maxRecords: 10, timeout: .milliseconds(10))  // keeps the member alive
         }
-        let (applied, refused) = chaos.finish()
-        #expect(applied == Set(ChaosFault.Kind.allCases), "every kind of fault came while transactions went on")
-        #expect(refused.isEmpty, "the mock accepts every step: \(refused)")
-        #expect(producer.fatalError == nil)
-        #expect(committed > 10, "\(committed) transactions committed, \(aborted) aborted")
+        (outcome.applied, outcome.refused) = chaos.finish()
+        outcome.producerFailed = producer.fatalError != nil
         try consumer.close()
 
         let reader = try KafkaReader(configuration: cluster.clientConfiguration)
         try reader.assign((0..<2).map { (TopicPartition(topic: "output", partition: $0), .beginning) })
-        let wanted = Set((0..<committed).flatMap { transaction in (0..<5).map { "t\(transaction)-\($0)" } })
+        let wanted = Set((0..<outcome.committed).flatMap { transaction in (0..<5).map { "t\(transaction)-\($0)" } })
         let output = try TestSupport.pollUntil({ try reader.poll(maxRecords: 100, timeout: .milliseconds(100)) }) {
             wanted.isSubset(of: Set($0.compactMap { TestSupport.text($0.value) }))
         }
-        #expect(wanted.isSubset(of: Set(output.compactMap { TestSupport.text($0.value) })), "every committed record is there")
+        outcome.missing = wanted.subtracting(output.compactMap { TestSupport.text($0.value) }).count
+        return outcome
     }
 
     /// One try at a transaction of five records and an offset: true if it committed, false if it was aborted.
-    private func commit(_ transaction: Int, producer: KafkaProducer, consumer: KafkaConsumer) throws(KafkaError) -> Bool {
+    private static func commit(_ transaction: Int, producer: KafkaProducer, consumer: KafkaConsumer) throws(KafkaError) -> Bool {
         try producer.beginTransaction()
         for index in 0..<5 {
             try producer.produce(topic: "output", partition: Int32(index % 2), key: nil,
@@ -120,7 +140,7 @@ struct ChaosClusterTests {
     }
 
     /// Commits, calling again (up to 20 times) while librdkafka says the commit may still succeed.
-    private func commitRetrying(_ producer: KafkaProducer) throws(KafkaError) {
+    private static func commitRetrying(_ producer: KafkaProducer) throws(KafkaError) {
         var attempts = 0
         while true {
             do {

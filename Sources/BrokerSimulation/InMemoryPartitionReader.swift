@@ -3,28 +3,28 @@ import Runtime
 
 extension InMemoryBroker {
     /// An assign-only reader's client-side state.
-    struct ReaderState {
+    package struct ReaderState {
         /// Next offsets to fetch of the assigned partitions (the keys are the assignment).
-        var positions: [TopicPartition: Int64] = [:]
-        var paused: Set<TopicPartition> = []
-        var closed = false
-        var fetchRotation = 0
+        package var positions: [TopicPartition: Int64] = [:]
+        package var paused: Set<TopicPartition> = []
+        package var closed = false
+        package var fetchRotation = 0
     }
 }
 
 extension InMemoryBroker.State {
-    mutating func addReader() -> Int {
+    package mutating func addReader() -> Int {
         let id = nextID()
         readers[id] = InMemoryBroker.ReaderState()
         return id
     }
 
-    func reader(_ id: Int) throws -> InMemoryBroker.ReaderState {
+    package func reader(_ id: Int) throws -> InMemoryBroker.ReaderState {
         guard let reader = readers[id], !reader.closed else { throw KafkaError(code: .state, message: "reader closed") }
         return reader
     }
 
-    func startOffset(_ start: KafkaReader.StartOffset, of partition: TopicPartition) throws -> Int64 {
+    package func startOffset(_ start: KafkaReader.StartOffset, of partition: TopicPartition) throws -> Int64 {
         _ = try requireLog(partition)
         switch start {
         case .beginning: return 0
@@ -33,7 +33,7 @@ extension InMemoryBroker.State {
         }
     }
 
-    mutating func fetch(reader id: Int, maxRecords: Int) -> [ConsumedRecord] {
+    package mutating func fetch(reader id: Int, maxRecords: Int) -> [ConsumedRecord] {
         readers[id]!.fetchRotation &+= 1
         let reader = readers[id]!
         let fetchable = reader.positions.keys.filter { !reader.paused.contains($0) }.sorted()
@@ -52,16 +52,16 @@ extension InMemoryBroker.State {
 }
 
 /// An assign-only, read_committed reader of an ``InMemoryBroker``; its state lives in the broker.
-final class InMemoryPartitionReader: PartitionReader, Sendable {
-    let broker: InMemoryBroker
-    let readerID: Int
+package final class InMemoryPartitionReader: PartitionReader, Sendable {
+    package let broker: InMemoryBroker
+    package let readerID: Int
 
-    init(broker: InMemoryBroker, readerID: Int) {
+    package init(broker: InMemoryBroker, readerID: Int) {
         self.broker = broker
         self.readerID = readerID
     }
 
-    func assign(_ partitions: [(TopicPartition, KafkaReader.StartOffset)]) throws {
+    package func assign(_ partitions: [(TopicPartition, KafkaReader.StartOffset)]) throws {
         try broker.withState { state in
             _ = try state.reader(readerID)
             var positions: [TopicPartition: Int64] = [:]
@@ -71,7 +71,7 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
         }
     }
 
-    func add(_ partitions: [(TopicPartition, KafkaReader.StartOffset)]) throws {
+    package func add(_ partitions: [(TopicPartition, KafkaReader.StartOffset)]) throws {
         try broker.withState { state in
             _ = try state.reader(readerID)
             for (partition, start) in partitions {
@@ -80,7 +80,7 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
         }
     }
 
-    func remove(_ partitions: [TopicPartition]) throws {
+    package func remove(_ partitions: [TopicPartition]) throws {
         try broker.withState { state in
             _ = try state.reader(readerID)
             for partition in partitions {
@@ -90,7 +90,7 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
         }
     }
 
-    func poll(maxRecords: Int, timeout: Duration) throws -> [ConsumedRecord] {
+    package func poll(maxRecords: Int, timeout: Duration) throws -> [ConsumedRecord] {
         broker.enter(.readerPoll)
         try broker.withState { state in
             _ = try state.reader(readerID)
@@ -103,7 +103,7 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
         }
     }
 
-    func seek(_ offsets: [TopicPartitionOffset]) throws {
+    package func seek(_ offsets: [TopicPartitionOffset]) throws {
         try broker.withState { state in
             let reader = try state.reader(readerID)
             for offset in offsets {
@@ -116,32 +116,32 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
         }
     }
 
-    func pause(_ partitions: [TopicPartition]) throws {
+    package func pause(_ partitions: [TopicPartition]) throws {
         try broker.withState { state in
             let reader = try state.reader(readerID)
             state.readers[readerID]!.paused.formUnion(partitions.filter { reader.positions[$0] != nil })
         }
     }
 
-    func resume(_ partitions: [TopicPartition]) throws {
+    package func resume(_ partitions: [TopicPartition]) throws {
         try broker.withState { state in
             _ = try state.reader(readerID)
             state.readers[readerID]!.paused.subtract(partitions)
         }
     }
 
-    func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
+    package func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
         try broker.withState { state in
             try state.reader(readerID).positions.filter { partitions.contains($0.key) }
         }
     }
 
-    func watermarks(topic: String, partition: Int32, timeout: Duration) throws -> (low: Int64, high: Int64) {
+    package func watermarks(topic: String, partition: Int32, timeout: Duration) throws -> (low: Int64, high: Int64) {
         try broker.withState { try $0.watermarks(TopicPartition(topic: topic, partition: partition)) }
     }
 
     /// The LSOs, asked now.
-    func endOffsets(_ partitions: [TopicPartition], timeout: Duration) throws -> [TopicPartition: Int64] {
+    package func endOffsets(_ partitions: [TopicPartition], timeout: Duration) throws -> [TopicPartition: Int64] {
         broker.enter(.endOffsets)
         try broker.withState { state in
             if let injected = state.takeInjectedFailure(.endOffsets) { throw injected }
@@ -153,11 +153,11 @@ final class InMemoryPartitionReader: PartitionReader, Sendable {
         }
     }
 
-    func partitionCount(topic: String, timeout: Duration) throws -> Int? {
+    package func partitionCount(topic: String, timeout: Duration) throws -> Int? {
         broker.withState { $0.topics[topic]?.count }
     }
 
-    func close() throws {
+    package func close() throws {
         broker.withState { $0.readers[readerID]!.closed = true }
     }
 }

@@ -3,70 +3,84 @@ import Runtime
 
 extension InMemoryBroker {
     /// A consumer group as its coordinator keeps it.
-    struct ConsumerGroup {
+    package struct ConsumerGroup {
         /// Bumped by every rebalance; offsets sent with another generation are refused.
-        var generation: Int
-        var memberIDs: [Int] = []
-        var committed: [TopicPartition: Int64] = [:]
+        package var generation: Int
+        package var memberIDs: [Int] = []
+        package var committed: [TopicPartition: Int64] = [:]
         /// Partitions revoked or lost by the test, kept from every member until assigned again.
-        var withheld: Set<TopicPartition> = []
+        package var withheld: Set<TopicPartition> = []
         /// What each member should own once hand-overs are done.
-        var target: [Int: Set<TopicPartition>] = [:]
-        /// Partitions revoked from a member that has not polled since: not yet given to another.
-        var revokedAwaitingPoll: [TopicPartition: Int] = [:]
+        package var target: [Int: Set<TopicPartition>] = [:]
+        /// Partitions revoked from a member that has not released them yet: not yet given to another.
+        package var revokedAwaitingRelease: [TopicPartition: Int] = [:]
     }
 
     /// A group member: the coordinator's view and the consumer's own (positions, paused).
-    struct GroupMember {
-        let group: String
+    package struct GroupMember {
+        package let group: String
         /// Where a partition without committed offset starts: the beginning, or the LSO.
-        let startAtEnd: Bool
-        var topics: [String] = []
-        var joined = false
-        var closed = false
-        var assigned: Set<TopicPartition> = []
+        package let startAtEnd: Bool
+        /// Its `group.instance.id`: a static member.
+        package var instanceID: String?
+        /// Its session expired: out of the group until its next poll, which rejoins it.
+        package var expired = false
+        /// Replaced by a static member with its instance id: every call fails.
+        package var fenced = false
+        package var topics: [String] = []
+        package var joined = false
+        package var closed = false
+        package var assigned: Set<TopicPartition> = []
         /// Events the member sees at its next poll.
-        var queuedEvents: [RebalanceEvent] = []
+        package var queuedEvents: [RebalanceEvent] = []
         /// Events seen by a poll, drained by `takeRebalanceEvents`.
-        var polledEvents: [RebalanceEvent] = []
+        package var polledEvents: [RebalanceEvent] = []
         /// The generation the member learnt at its last poll (what `membership()` answers).
-        var knownGeneration = 0
+        package var knownGeneration = 0
         /// Next offsets to fetch; absent until resolved (committed offset, else the start).
-        var positions: [TopicPartition: Int64] = [:]
-        var paused: Set<TopicPartition> = []
+        package var positions: [TopicPartition: Int64] = [:]
+        package var paused: Set<TopicPartition> = []
         /// Rotates the partition a fetch starts with, so a busy partition cannot starve the others.
-        var fetchRotation = 0
+        package var fetchRotation = 0
     }
 }
 
 extension InMemoryBroker.State {
-    mutating func addMember(group: String, startAtEnd: Bool) -> Int {
+    package mutating func addMember(group: String, startAtEnd: Bool, instanceID: String? = nil) -> Int {
         let id = nextID()
-        members[id] = InMemoryBroker.GroupMember(group: group, startAtEnd: startAtEnd)
+        members[id] = InMemoryBroker.GroupMember(group: group, startAtEnd: startAtEnd, instanceID: instanceID)
         return id
     }
 
-    func groupNames(_ group: String?) -> [String] {
+    package func groupNames(_ group: String?) -> [String] {
         group.map { groups[$0] == nil ? [] : [$0] } ?? groups.keys.sorted()
     }
 
-    func member(_ id: Int) throws -> InMemoryBroker.GroupMember {
+    package func member(_ id: Int) throws -> InMemoryBroker.GroupMember {
+        if members[id]?.fenced == true {
+            throw KafkaError(code: .fenced, message: "static member fenced by a newer instance with its group.instance.id",
+                             isFatal: true)
+        }
         guard let member = members[id], !member.closed else {
             throw KafkaError(code: .state, message: "consumer closed")
         }
         return member
     }
 
-    mutating func newGeneration(of group: String) {
+    package mutating func newGeneration(of group: String) {
         let generation = nextID()
         groups[group]!.generation = generation
         generationGroups[generation] = group
     }
 
-    mutating func subscribe(member id: Int, to topics: [String]) throws {
+    package mutating func subscribe(member id: Int, to topics: [String]) throws {
         let member = try member(id)
         if groups[member.group] == nil { groups[member.group] = InMemoryBroker.ConsumerGroup(generation: 0) }
         members[id]!.topics = topics
+        if !member.joined, let replaced = staticPredecessor(of: id) {
+            takePlace(of: replaced, by: id)
+            return
+        }
         if !member.joined {
             members[id]!.joined = true
             groups[member.group]!.memberIDs.append(id)
@@ -74,9 +88,51 @@ extension InMemoryBroker.State {
         rebalance(member.group)
     }
 
+    /// The member of the group that `id`'s `group.instance.id` names, still in the group.
+    func staticPredecessor(of id: Int) -> Int? {
+        guard let instanceID = members[id]!.instanceID else { return nil }
+        let group = members[id]!.group
+        return groups[group]?.memberIDs.first { $0 != id && members[$0]!.instanceID == instanceID }
+    }
+
+    /// A static member rejoins: the new member takes the old one's place in the group (so the range
+    /// assignment moves nobody else) and its partitions, which it sees assigned at its first poll; the
+    /// old one is fenced. The generation moves on, so the old one's offsets are refused.
+    mutating func takePlace(of old: Int, by new: Int) {
+        let group = members[new]!.group
+        let index = groups[group]!.memberIDs.firstIndex(of: old)!
+        groups[group]!.memberIDs[index] = new
+        members[new]!.joined = true
+        let assigned = members[old]!.assigned
+        members[new]!.assigned = assigned
+        if !assigned.isEmpty { members[new]!.queuedEvents.append(.assigned(assigned.sorted())) }
+        members[old]!.assigned = []
+        members[old]!.fenced = true
+        members[old]!.closed = true
+        groups[group]!.target[new] = groups[group]!.target.removeValue(forKey: old)
+        // What the old one had yet to release goes to its new owners: the new one never saw it revoked.
+        groups[group]!.revokedAwaitingRelease = groups[group]!.revokedAwaitingRelease.filter { $0.value != old }
+        newGeneration(of: group)
+        _ = grant(group)
+    }
+
+    /// The member's session timed out: the group drops it (its partitions go to the others) and it
+    /// sees them lost at its next poll, which rejoins it as a new member would.
+    mutating func expireSession(member id: Int) {
+        guard let member = members[id], member.joined, !member.closed, !member.expired else { return }
+        if !member.assigned.isEmpty { removeAssignment(member.assigned, of: id, event: .lost(member.assigned.sorted())) }
+        members[id]!.expired = true
+        members[id]!.joined = false
+        let group = member.group
+        groups[group]!.memberIDs.removeAll { $0 == id }
+        groups[group]!.target[id] = nil
+        groups[group]!.revokedAwaitingRelease = groups[group]!.revokedAwaitingRelease.filter { $0.value != id }
+        rebalance(group)
+    }
+
     /// Leaves the group: the member's partitions are revoked (recorded, as KafkaConsumer does) and
     /// the others rebalance at once (a closed member has nothing left to hand over).
-    mutating func leave(member id: Int) {
+    package mutating func leave(member id: Int) {
         guard let member = members[id], !member.closed else { return }
         if !member.assigned.isEmpty { members[id]!.polledEvents.append(.revoked(member.assigned.sorted())) }
         members[id]!.closed = true
@@ -84,13 +140,13 @@ extension InMemoryBroker.State {
         guard member.joined else { return }
         groups[member.group]!.memberIDs.removeAll { $0 == id }
         groups[member.group]!.target[id] = nil
-        groups[member.group]!.revokedAwaitingPoll = groups[member.group]!.revokedAwaitingPoll.filter { $0.value != id }
+        groups[member.group]!.revokedAwaitingRelease = groups[member.group]!.revokedAwaitingRelease.filter { $0.value != id }
         rebalance(member.group)
     }
 
     /// Range assignment per topic over the members subscribed to it (by join order), minus what
     /// the test withheld.
-    func rangeAssignment(_ group: String) -> [Int: Set<TopicPartition>] {
+    package func rangeAssignment(_ group: String) -> [Int: Set<TopicPartition>] {
         let state = groups[group]!
         var target: [Int: Set<TopicPartition>] = Dictionary(uniqueKeysWithValues: state.memberIDs.map { ($0, []) })
         let topicNames = Set(state.memberIDs.flatMap { members[$0]!.topics })
@@ -112,7 +168,7 @@ extension InMemoryBroker.State {
 
     /// A new generation: members lose what they should no longer own (`.revoked` at their next
     /// poll) and get what is free to give (`.assigned`).
-    mutating func rebalance(_ group: String) {
+    package mutating func rebalance(_ group: String) {
         newGeneration(of: group)
         let target = rangeAssignment(group)
         groups[group]!.target = target
@@ -120,31 +176,31 @@ extension InMemoryBroker.State {
             let revoked = members[id]!.assigned.subtracting(target[id] ?? [])
             guard !revoked.isEmpty else { continue }
             removeAssignment(revoked, of: id, event: .revoked(revoked.sorted()))
-            for partition in revoked { groups[group]!.revokedAwaitingPoll[partition] = id }
+            for partition in revoked { groups[group]!.revokedAwaitingRelease[partition] = id }
         }
         _ = grant(group)
     }
 
     /// Gives members the partitions of their target that nobody else holds or still has to see
     /// revoked. - Returns: whether anything was given.
-    mutating func grant(_ group: String) -> Bool {
+    package mutating func grant(_ group: String) -> Bool {
         let state = groups[group]!
         let held = Set(state.memberIDs.flatMap { members[$0]!.assigned })
         var granted = false
         for id in state.memberIDs {
             let free = (state.target[id] ?? []).filter { partition in
-                !held.contains(partition) && (state.revokedAwaitingPoll[partition].map { $0 == id } ?? true)
+                !held.contains(partition) && (state.revokedAwaitingRelease[partition].map { $0 == id } ?? true)
             }
             guard !free.isEmpty else { continue }
             members[id]!.assigned.formUnion(free)
             members[id]!.queuedEvents.append(.assigned(free.sorted()))
-            for partition in free { groups[group]!.revokedAwaitingPoll[partition] = nil }
+            for partition in free { groups[group]!.revokedAwaitingRelease[partition] = nil }
             granted = true
         }
         return granted
     }
 
-    mutating func removeAssignment(_ partitions: Set<TopicPartition>, of id: Int, event: RebalanceEvent) {
+    package mutating func removeAssignment(_ partitions: Set<TopicPartition>, of id: Int, event: RebalanceEvent) {
         members[id]!.assigned.subtract(partitions)
         members[id]!.queuedEvents.append(event)
         for partition in partitions {
@@ -153,7 +209,7 @@ extension InMemoryBroker.State {
         }
     }
 
-    mutating func withhold(_ partitions: [TopicPartition], in group: String, lost: Bool) {
+    package mutating func withhold(_ partitions: [TopicPartition], in group: String, lost: Bool) {
         groups[group]!.withheld.formUnion(partitions)
         if lost {
             for id in groups[group]!.memberIDs {
@@ -164,26 +220,44 @@ extension InMemoryBroker.State {
         rebalance(group)
     }
 
-    /// What a poll does before fetching: the member sees its queued events, hands over what it had
-    /// revoked (a second rebalance when that gives partitions to others) and learns the generation.
+    /// What a poll does before fetching: the member sees its queued events and learns the generation.
     /// - Returns: whether the member had events to see.
-    mutating func servePoll(member id: Int) -> Bool {
+    package mutating func servePoll(member id: Int) -> Bool {
         let group = members[id]!.group
+        if members[id]!.expired {
+            // Back after its session expired (a zombie that resumed): it rejoins, and sees what that gives it
+            // with this poll, before any of its records (as librdkafka assigns in the callback, then fetches).
+            members[id]!.expired = false
+            if let other = staticPredecessor(of: id) {
+                takePlace(of: other, by: id)
+            } else {
+                members[id]!.joined = true
+                groups[group]!.memberIDs.append(id)
+                rebalance(group)
+            }
+        }
         let hadEvents = !members[id]!.queuedEvents.isEmpty
         members[id]!.polledEvents += members[id]!.queuedEvents
         members[id]!.queuedEvents = []
         guard members[id]!.joined else { return hadEvents }
-        let handedOver = groups[group]!.revokedAwaitingPoll.filter { $0.value == id }.keys
-        if !handedOver.isEmpty {
-            for partition in handedOver { groups[group]!.revokedAwaitingPoll[partition] = nil }
-            if grant(group) { newGeneration(of: group) }
-        }
         members[id]!.knownGeneration = groups[group]!.generation
         return hadEvents
     }
 
+    /// The member hands over partitions it saw revoked: they go to their new owners (a second rebalance
+    /// when that gives partitions to others). Others are ignored.
+    package mutating func release(member id: Int, _ partitions: [TopicPartition]) {
+        let group = members[id]!.group
+        var released = false
+        for partition in partitions where groups[group]?.revokedAwaitingRelease[partition] == id {
+            groups[group]!.revokedAwaitingRelease[partition] = nil
+            released = true
+        }
+        if released, grant(group) { newGeneration(of: group) }
+    }
+
     /// Offsets of `group` sent to a transaction that is still open (KIP-447: unstable).
-    func hasPendingOffsets(group: String, for partitions: some Sequence<TopicPartition>) -> Bool {
+    package func hasPendingOffsets(group: String, for partitions: some Sequence<TopicPartition>) -> Bool {
         openTransactions.values.contains { serial in
             guard let pending = transactions[serial]?.offsets[group] else { return false }
             return partitions.contains { pending[$0] != nil }
@@ -191,7 +265,7 @@ extension InMemoryBroker.State {
     }
 
     /// Up to `maxRecords` records from the member's assigned, unpaused partitions.
-    mutating func fetch(member id: Int, maxRecords: Int) -> [ConsumedRecord] {
+    package mutating func fetch(member id: Int, maxRecords: Int) -> [ConsumedRecord] {
         members[id]!.fetchRotation &+= 1
         let member = members[id]!
         let rotation = member.fetchRotation
@@ -211,7 +285,7 @@ extension InMemoryBroker.State {
     /// The member's position in `partition`, resolved on first fetch from the committed offset
     /// (waiting while offsets for it are pending in a transaction), else the start; an offset past
     /// the log end is reset as `auto.offset.reset` says.
-    mutating func resolvePosition(member id: Int, _ partition: TopicPartition) -> Int64? {
+    package mutating func resolvePosition(member id: Int, _ partition: TopicPartition) -> Int64? {
         let member = members[id]!
         let start = member.startAtEnd ? lastStableOffset(partition) : 0
         if let position = member.positions[partition] {

@@ -19,8 +19,9 @@ import Runtime
 /// - Consumer groups: members subscribe and get a range assignment per topic; a rebalance bumps
 ///   the group's generation and queues `.revoked`/`.assigned` events that a member sees at its next
 ///   poll. Cooperative hand-over: a partition moved between members is given to the new owner only
-///   after the old one has polled (seen its revocation), and that second step bumps the generation
-///   again. Offsets sent with a generation that is no longer the group's are refused
+///   after the old one released it (`InputLog.release`, once it committed its work, as a Java consumer
+///   commits in `onPartitionsRevoked` before the rebalance goes on), and that second step bumps the
+///   generation again. Offsets sent with a generation that is no longer the group's are refused
 ///   (`ILLEGAL_GENERATION`, abortable): that is how zombies are fenced. Generations are drawn from
 ///   one broker-wide counter so that ``GroupMembership/generation`` alone names its group.
 /// - Failure injection (``failNext(_:with:times:)``, ``coordinatorUnavailable(for:times:)``,
@@ -28,53 +29,61 @@ import Runtime
 ///   ``assignAgain(_:group:)``) and hooks (``onNext(_:perform:)``).
 ///
 /// What it does not model: replication, leaders and metadata; retention, compaction and
-/// `deleteRecords` (the low watermark is always 0); headers; session and poll-interval timeouts
-/// (use ``lose(_:group:)``); transaction timeouts (an open transaction of a dead producer stays
-/// open, holding the LSO back, until a producer with its id calls `initTransactions`, as on
-/// Kafka until `transaction.timeout.ms`); non-transactional producers (tests seed topics with
-/// ``append(topic:partition:key:value:timestamp:)``); static membership; read_uncommitted.
+/// `deleteRecords` (the low watermark is always 0); headers; timeouts by themselves: a session
+/// expires when told (``expireSession(instanceID:group:)``), a transaction times out when told
+/// (``fence(transactionalId:)``; until then an open transaction of a dead producer stays open,
+/// holding the LSO back, as on Kafka until `transaction.timeout.ms`); non-transactional producers
+/// (tests seed topics with ``append(topic:partition:key:value:timestamp:)``); read_uncommitted.
+/// Static membership (`group.instance.id`): a member rejoining with the id of one still in the
+/// group takes its place and its partitions, without moving anyone else's, and the one replaced is
+/// fenced (its calls fail with a fatal `.fenced`).
 /// Timestamps come from the given clock (CreateTime).
 ///
 /// Thread-safe: all state sits behind one lock (an `NSCondition`, so polls can wait for records).
 /// Hooks run on the calling thread without the lock held, so they may call the broker.
-final class InMemoryBroker: Broker, @unchecked Sendable {
+package final class InMemoryBroker: Broker, @unchecked Sendable {
     // Unchecked: `state` is only read or written with `condition` locked (see `withState`); the
     // other stored properties are immutable and Sendable.
     private let condition = NSCondition()
     private var state = State()
-    let clock: any Runtime.Clock
+    package let clock: any Runtime.Clock
+    /// Whether polls and `committed` wait for changes (threads share the broker). The simulation runs
+    /// everything on one thread: nothing can change while a call waits, so calls answer at once.
+    package let blocking: Bool
 
-    init(clock: any Runtime.Clock = SystemClock()) {
+    package init(clock: any Runtime.Clock = SystemClock(), blocking: Bool = true) {
         self.clock = clock
+        self.blocking = blocking
     }
 
     // MARK: - Broker
 
-    func inputLog(configuration: KafkaConfiguration) throws -> any InputLog {
+    package func inputLog(configuration: KafkaConfiguration) throws -> any InputLog {
         guard let group = configuration["group.id"], !group.isEmpty else {
             throw KafkaError(code: .invalidArgument, message: "group.id is required for a group consumer")
         }
         let startAtEnd = configuration["auto.offset.reset"].map { ["latest", "end", "largest"].contains($0) } ?? false
-        let id = withState { $0.addMember(group: group, startAtEnd: startAtEnd) }
+        let instanceID = configuration["group.instance.id"].flatMap { $0.isEmpty ? nil : $0 }
+        let id = withState { $0.addMember(group: group, startAtEnd: startAtEnd, instanceID: instanceID) }
         return InMemoryInputLog(broker: self, memberID: id, group: group)
     }
 
-    func reader(configuration: KafkaConfiguration) throws -> any PartitionReader {
+    package func reader(configuration: KafkaConfiguration) throws -> any PartitionReader {
         InMemoryPartitionReader(broker: self, readerID: withState { $0.addReader() })
     }
 
-    func sink(configuration: KafkaConfiguration, transactionalId: String) throws -> any TransactionalSink {
+    package func sink(configuration: KafkaConfiguration, transactionalId: String) throws -> any TransactionalSink {
         InMemoryTransactionalSink(broker: self, sinkID: withState { $0.addSink(transactionalID: transactionalId) })
     }
 
-    func admin(configuration: KafkaConfiguration) throws -> any TopicAdmin {
+    package func admin(configuration: KafkaConfiguration) throws -> any TopicAdmin {
         InMemoryTopicAdmin(broker: self)
     }
 
     // MARK: - Topics and what is visible (test-facing)
 
     /// Creates a topic unless it exists (then nothing changes). Groups subscribed to it rebalance.
-    func createTopic(_ name: String, partitions: Int) {
+    package func createTopic(_ name: String, partitions: Int) {
         withState { _ = $0.createTopic(name, partitions: partitions) }
     }
 
@@ -82,7 +91,7 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
     /// `partition` nil: chosen from the key (``CRC32KeyPartitioner``). `timestamp` nil: the clock's now.
     /// - Returns: the record's offset.
     @discardableResult
-    func append(topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8]?,
+    package func append(topic: String, partition: Int32? = nil, key: [UInt8]?, value: [UInt8]?,
                 timestamp: Int64? = nil) throws -> TopicPartitionOffset {
         let timestamp = timestamp ?? clock.now()
         return try withState { state in
@@ -94,7 +103,7 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
     }
 
     /// The records of `topic` a read_committed consumer can read now, by partition then offset.
-    func committedRecords(topic: String) -> [ConsumedRecord] {
+    package func committedRecords(topic: String) -> [ConsumedRecord] {
         withState { state in
             guard let logs = state.topics[topic] else { return [] }
             return logs.indices.flatMap { index in
@@ -105,34 +114,34 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
     }
 
     /// The committed offsets of `group` (next offset to consume per partition).
-    func groupOffsets(group: String) -> [TopicPartition: Int64] {
+    package func groupOffsets(group: String) -> [TopicPartition: Int64] {
         withState { $0.groups[group]?.committed ?? [:] }
     }
 
     /// The first offset a read_committed consumer cannot read yet.
-    func lastStableOffset(_ partition: TopicPartition) -> Int64? {
+    package func lastStableOffset(_ partition: TopicPartition) -> Int64? {
         withState { state in state.log(partition) == nil ? nil : state.lastStableOffset(partition) }
     }
 
     /// The offset the next entry of the partition will get (counting markers and open transactions).
-    func logEndOffset(_ partition: TopicPartition) -> Int64? {
+    package func logEndOffset(_ partition: TopicPartition) -> Int64? {
         withState { $0.log(partition)?.endOffset }
     }
 
     /// The group's current generation, nil for a group nobody joined.
-    func generation(group: String) -> Int? {
+    package func generation(group: String) -> Int? {
         withState { $0.groups[group]?.generation }
     }
 
     /// How many times `operation` was called (failed calls included).
-    func callCount(_ operation: Operation) -> Int {
+    package func callCount(_ operation: Operation) -> Int {
         withState { $0.callCounts[operation, default: 0] }
     }
 
     // MARK: - The lock
 
     /// Runs `body` with the state locked, then wakes waiting polls (any change may concern them).
-    func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
         condition.lock()
         defer {
             condition.broadcast()
@@ -143,7 +152,8 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
 
     /// Runs `attempt` with the state locked until it says it is done or `timeout` passes, waiting
     /// for changes in between; the last attempt's result is returned either way.
-    func waiting<R>(timeout: Duration, _ attempt: (inout State) throws -> (result: R, done: Bool)) rethrows -> R {
+    package func waiting<R>(timeout: Duration, _ attempt: (inout State) throws -> (result: R, done: Bool)) rethrows -> R {
+        guard blocking else { return try withState { try attempt(&$0).result } }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
         let deadline = Date().addingTimeInterval(max(0, seconds))
         condition.lock()
@@ -156,7 +166,7 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
     }
 
     /// Counts a call and runs its hook, if one is set, without the lock held.
-    func enter(_ operation: Operation) {
+    package func enter(_ operation: Operation) {
         let hook = withState { state in
             state.callCounts[operation, default: 0] += 1
             return state.hooks[operation]?.isEmpty == false ? state.hooks[operation]!.removeFirst() : nil
@@ -170,44 +180,44 @@ final class InMemoryBroker: Broker, @unchecked Sendable {
 extension InMemoryBroker {
     /// Everything the broker knows, plus the client-side state of its clients (positions, paused
     /// partitions, queued records), so that one lock covers all of it.
-    struct State {
-        var topics: [String: [InMemoryPartitionLog]] = [:]
-        var groups: [String: ConsumerGroup] = [:]
-        var members: [Int: GroupMember] = [:]
-        var readers: [Int: ReaderState] = [:]
-        var sinks: [Int: SinkState] = [:]
-        var transactions: [Int: Transaction] = [:]
+    package struct State {
+        package var topics: [String: [InMemoryPartitionLog]] = [:]
+        package var groups: [String: ConsumerGroup] = [:]
+        package var members: [Int: GroupMember] = [:]
+        package var readers: [Int: ReaderState] = [:]
+        package var sinks: [Int: SinkState] = [:]
+        package var transactions: [Int: Transaction] = [:]
         /// The open transaction of each transactional id.
-        var openTransactions: [String: Int] = [:]
+        package var openTransactions: [String: Int] = [:]
         /// The current producer epoch of each transactional id; older epochs are fenced.
-        var producerEpochs: [String: Int] = [:]
+        package var producerEpochs: [String: Int] = [:]
         /// Which group a generation number belongs to (generations are unique broker-wide).
-        var generationGroups: [Int: String] = [:]
-        var failures: [Operation: [KafkaError]] = [:]
-        var hooks: [Operation: [@Sendable () -> Void]] = [:]
-        var callCounts: [Operation: Int] = [:]
+        package var generationGroups: [Int: String] = [:]
+        package var failures: [Operation: [KafkaError]] = [:]
+        package var hooks: [Operation: [@Sendable () -> Void]] = [:]
+        package var callCounts: [Operation: Int] = [:]
         private var lastID = 0
 
-        mutating func nextID() -> Int {
+        package mutating func nextID() -> Int {
             lastID += 1
             return lastID
         }
 
-        func log(_ partition: TopicPartition) -> InMemoryPartitionLog? {
+        package func log(_ partition: TopicPartition) -> InMemoryPartitionLog? {
             guard let logs = topics[partition.topic], partition.partition >= 0,
                   Int(partition.partition) < logs.count else { return nil }
             return logs[Int(partition.partition)]
         }
 
         /// Throws as a broker does for a topic or partition it does not have.
-        func requireLog(_ partition: TopicPartition) throws -> InMemoryPartitionLog {
+        package func requireLog(_ partition: TopicPartition) throws -> InMemoryPartitionLog {
             guard let log = log(partition) else {
                 throw KafkaError(code: .unknownTopicOrPartition, message: "unknown topic or partition \(partition)")
             }
             return log
         }
 
-        func resolvePartition(topic: String, partition: Int32?, key: [UInt8]?) throws -> TopicPartition {
+        package func resolvePartition(topic: String, partition: Int32?, key: [UInt8]?) throws -> TopicPartition {
             guard let logs = topics[topic] else {
                 throw KafkaError(code: .unknownTopicOrPartition, message: "unknown topic \(topic)")
             }
@@ -219,7 +229,7 @@ extension InMemoryBroker {
         }
 
         /// - Returns: whether the topic was created.
-        mutating func createTopic(_ name: String, partitions: Int) -> Bool {
+        package mutating func createTopic(_ name: String, partitions: Int) -> Bool {
             guard topics[name] == nil else { return false }
             topics[name] = Array(repeating: InMemoryPartitionLog(), count: max(1, partitions))
             for (group, state) in groups where state.memberIDs.contains(where: { members[$0]?.topics.contains(name) == true }) {
@@ -231,7 +241,7 @@ extension InMemoryBroker {
         // MARK: Read committed
 
         /// The first offset of the earliest open transaction in the partition, else the log end.
-        func lastStableOffset(_ partition: TopicPartition) -> Int64 {
+        package func lastStableOffset(_ partition: TopicPartition) -> Int64 {
             var stable = log(partition)?.endOffset ?? 0
             for serial in openTransactions.values {
                 if let first = transactions[serial]?.firstOffsets[partition] { stable = min(stable, first) }
@@ -239,7 +249,7 @@ extension InMemoryBroker {
             return stable
         }
 
-        func isVisible(_ entry: InMemoryPartitionLog.Entry) -> Bool {
+        package func isVisible(_ entry: InMemoryPartitionLog.Entry) -> Bool {
             switch entry {
             case .marker: false
             case .record(_, _, _, nil): true
@@ -250,7 +260,7 @@ extension InMemoryBroker {
         /// Up to `maxRecords` visible records from `offset` below the LSO; `next` is the position
         /// after them, past any invisible entries that follow when the LSO was reached (as a
         /// consumer's position moves past control records).
-        func readCommitted(_ partition: TopicPartition, from offset: Int64, maxRecords: Int)
+        package func readCommitted(_ partition: TopicPartition, from offset: Int64, maxRecords: Int)
             -> (records: [ConsumedRecord], next: Int64)
         {
             guard let log = log(partition) else { return ([], offset) }
@@ -269,7 +279,7 @@ extension InMemoryBroker {
         }
 
         /// Resolves a logical offset (beginning, end, stored) of a partition to a real one.
-        func resolve(_ offset: Int64, of partition: TopicPartition, group: String?) -> Int64 {
+        package func resolve(_ offset: Int64, of partition: TopicPartition, group: String?) -> Int64 {
             switch offset {
             case TopicPartitionOffset.beginning: 0
             case TopicPartitionOffset.end: lastStableOffset(partition)
@@ -280,7 +290,7 @@ extension InMemoryBroker {
 
         // MARK: Injection
 
-        mutating func takeInjectedFailure(_ operation: Operation) -> KafkaError? {
+        package mutating func takeInjectedFailure(_ operation: Operation) -> KafkaError? {
             guard failures[operation]?.isEmpty == false else { return nil }
             return failures[operation]!.removeFirst()
         }

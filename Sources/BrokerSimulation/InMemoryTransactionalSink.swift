@@ -3,27 +3,27 @@ import Runtime
 
 /// A transactional producer of an ``InMemoryBroker``; its state lives in the broker. Records are
 /// queued by `produce` and written (inside the open transaction) by `flush` or `commit`.
-final class InMemoryTransactionalSink: TransactionalSink, Sendable {
-    let broker: InMemoryBroker
-    let sinkID: Int
+package final class InMemoryTransactionalSink: TransactionalSink, Sendable {
+    package let broker: InMemoryBroker
+    package let sinkID: Int
 
-    init(broker: InMemoryBroker, sinkID: Int) {
+    package init(broker: InMemoryBroker, sinkID: Int) {
         self.broker = broker
         self.sinkID = sinkID
     }
 
-    func initTransactions(timeout: Duration) throws {
+    package func initTransactions(timeout: Duration) throws {
         broker.enter(.initTransactions)
         try broker.withState { try $0.initTransactions(sink: sinkID) }
     }
 
-    func begin() throws {
+    package func begin() throws {
         broker.enter(.begin)
         try broker.withState { try $0.begin(sink: sinkID) }
     }
 
     /// `partition` nil: ``CRC32KeyPartitioner`` (CRC-32 of the key, as librdkafka's `consistent`).
-    func produce(topic: String, partition: Int32?, key: UnsafeRawBufferPointer?,
+    package func produce(topic: String, partition: Int32?, key: UnsafeRawBufferPointer?,
                  value: UnsafeRawBufferPointer?) throws
     {
         broker.enter(.produce)
@@ -36,37 +36,37 @@ final class InMemoryTransactionalSink: TransactionalSink, Sendable {
         }
     }
 
-    func flush(timeout: Duration) throws -> DeliveryReport {
+    package func flush(timeout: Duration) throws -> DeliveryReport {
         broker.enter(.flush)
         return try broker.withState { try $0.flush(sink: sinkID) }
     }
 
-    func sendOffsets(_ offsets: [TopicPartitionOffset], membership: GroupMembership, timeout: Duration) throws {
+    package func sendOffsets(_ offsets: [TopicPartitionOffset], membership: GroupMembership, timeout: Duration) throws {
         broker.enter(.sendOffsets)
         try broker.withState { try $0.sendOffsets(sink: sinkID, offsets, membership: membership) }
     }
 
-    func commit(timeout: Duration) throws {
+    package func commit(timeout: Duration) throws {
         broker.enter(.commit)
         try broker.withState { try $0.commit(sink: sinkID) }
     }
 
-    func abort(timeout: Duration) throws {
+    package func abort(timeout: Duration) throws {
         broker.enter(.abort)
         try broker.withState { try $0.abort(sink: sinkID) }
     }
 }
 
 /// Topic creation and description on an ``InMemoryBroker``.
-final class InMemoryTopicAdmin: TopicAdmin, Sendable {
-    let broker: InMemoryBroker
+package final class InMemoryTopicAdmin: TopicAdmin, Sendable {
+    package let broker: InMemoryBroker
 
-    init(broker: InMemoryBroker) {
+    package init(broker: InMemoryBroker) {
         self.broker = broker
     }
 
     /// Missing topics are absent.
-    func partitionCounts(_ topics: [String], timeout: Duration) throws -> [String: Int] {
+    package func partitionCounts(_ topics: [String], timeout: Duration) throws -> [String: Int] {
         broker.withState { state in
             var counts: [String: Int] = [:]
             for topic in topics { counts[topic] = state.topics[topic]?.count }
@@ -75,7 +75,7 @@ final class InMemoryTopicAdmin: TopicAdmin, Sendable {
     }
 
     /// A topic that exists counts as success (its partition count unchanged), as KafkaAdmin does.
-    func createTopics(_ topics: [TopicSpec], timeout: Duration) throws -> [String] {
+    package func createTopics(_ topics: [TopicSpec], timeout: Duration) throws -> [String] {
         try broker.withState { state in
             for spec in topics where spec.partitions < 1 {
                 throw KafkaError(code: .invalidPartitions, message: "\(spec.name): \(spec.partitions) partitions")

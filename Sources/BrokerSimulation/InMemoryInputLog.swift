@@ -2,24 +2,24 @@ import KafkaIO
 import Runtime
 
 /// A member of a consumer group of an ``InMemoryBroker``; all its state lives in the broker.
-final class InMemoryInputLog: InputLog, Sendable {
-    let broker: InMemoryBroker
-    let memberID: Int
-    let group: String
+package final class InMemoryInputLog: InputLog, Sendable {
+    package let broker: InMemoryBroker
+    package let memberID: Int
+    package let group: String
 
-    init(broker: InMemoryBroker, memberID: Int, group: String) {
+    package init(broker: InMemoryBroker, memberID: Int, group: String) {
         self.broker = broker
         self.memberID = memberID
         self.group = group
     }
 
-    func subscribe(_ topics: [String]) throws {
+    package func subscribe(_ topics: [String]) throws {
         try broker.withState { try $0.subscribe(member: memberID, to: topics) }
     }
 
     /// Serves rebalances (events become visible to ``takeRebalanceEvents()``), then waits up to
     /// `timeout` for records or new events.
-    func poll(maxRecords: Int, timeout: Duration) throws -> [ConsumedRecord] {
+    package func poll(maxRecords: Int, timeout: Duration) throws -> [ConsumedRecord] {
         broker.enter(.poll)
         try broker.withState { state in
             _ = try state.member(memberID)
@@ -33,7 +33,14 @@ final class InMemoryInputLog: InputLog, Sendable {
         }
     }
 
-    func takeRebalanceEvents() -> [RebalanceEvent] {
+    package func release(_ partitions: [TopicPartition]) throws {
+        try broker.withState { state in
+            _ = try state.member(memberID)
+            state.release(member: memberID, partitions)
+        }
+    }
+
+    package func takeRebalanceEvents() -> [RebalanceEvent] {
         broker.withState { state in
             defer { state.members[memberID]!.polledEvents = [] }
             return state.members[memberID]!.polledEvents
@@ -41,11 +48,11 @@ final class InMemoryInputLog: InputLog, Sendable {
     }
 
     /// The partitions currently assigned, sorted (test-facing, as KafkaConsumer's).
-    func assignment() -> [TopicPartition] {
+    package func assignment() -> [TopicPartition] {
         broker.withState { $0.members[memberID]!.assigned.sorted() }
     }
 
-    func seek(_ offsets: [TopicPartitionOffset]) throws {
+    package func seek(_ offsets: [TopicPartitionOffset]) throws {
         try broker.withState { state in
             let member = try state.member(memberID)
             for offset in offsets {
@@ -60,21 +67,21 @@ final class InMemoryInputLog: InputLog, Sendable {
 
     /// Pausing or resuming a partition not assigned does nothing (its pause would not survive
     /// the assignment anyway, as in librdkafka).
-    func pause(_ partitions: [TopicPartition]) throws {
+    package func pause(_ partitions: [TopicPartition]) throws {
         try broker.withState { state in
             let member = try state.member(memberID)
             state.members[memberID]!.paused.formUnion(partitions.filter(member.assigned.contains))
         }
     }
 
-    func resume(_ partitions: [TopicPartition]) throws {
+    package func resume(_ partitions: [TopicPartition]) throws {
         try broker.withState { state in
             _ = try state.member(memberID)
             state.members[memberID]!.paused.subtract(partitions)
         }
     }
 
-    func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
+    package func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
         try broker.withState { state in
             let member = try state.member(memberID)
             return member.positions.filter { partitions.contains($0.key) }
@@ -83,7 +90,7 @@ final class InMemoryInputLog: InputLog, Sendable {
 
     /// Waits while offsets for `partitions` are pending in an open transaction (require_stable),
     /// then answers; partitions without a commit are absent.
-    func committed(_ partitions: [TopicPartition], timeout: Duration) throws -> [TopicPartition: Int64] {
+    package func committed(_ partitions: [TopicPartition], timeout: Duration) throws -> [TopicPartition: Int64] {
         let (offsets, stable) = try broker.waiting(timeout: timeout) { state in
             _ = try state.member(memberID)
             let stable = !state.hasPendingOffsets(group: group, for: partitions)
@@ -97,27 +104,28 @@ final class InMemoryInputLog: InputLog, Sendable {
         return offsets
     }
 
-    func membership() throws -> GroupMembership {
+    package func membership() throws -> GroupMembership {
         try broker.withState { state in
             let member = try state.member(memberID)
-            guard member.joined else { throw KafkaError(code: .state, message: "not subscribed") }
+            // An expired member still has its last generation (librdkafka keeps its group metadata).
+            guard member.joined || member.expired else { throw KafkaError(code: .state, message: "not subscribed") }
             return GroupMembership(kafka: nil, generation: member.knownGeneration)
         }
     }
 
-    func watermarks(topic: String, partition: Int32, timeout: Duration) throws -> (low: Int64, high: Int64) {
+    package func watermarks(topic: String, partition: Int32, timeout: Duration) throws -> (low: Int64, high: Int64) {
         try broker.withState { try $0.watermarks(TopicPartition(topic: topic, partition: partition)) }
     }
 
     /// Leaves the group; idempotent. The revocation of what it owned is recorded as an event.
-    func close() throws {
+    package func close() throws {
         broker.withState { $0.leave(member: memberID) }
     }
 }
 
 extension InMemoryBroker.State {
     /// Read_committed watermarks: the low one is always 0 (no retention), the high one the LSO.
-    func watermarks(_ partition: TopicPartition) throws -> (low: Int64, high: Int64) {
+    package func watermarks(_ partition: TopicPartition) throws -> (low: Int64, high: Int64) {
         _ = try requireLog(partition)
         return (0, lastStableOffset(partition))
     }

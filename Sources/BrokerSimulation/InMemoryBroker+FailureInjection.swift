@@ -3,12 +3,12 @@ import Runtime
 
 extension KafkaError.Code {
     /// Kafka's `ILLEGAL_GENERATION` (22): offsets sent with a generation that is no longer the group's.
-    static let illegalGeneration = KafkaError.Code(rawValue: 22)
+    package static let illegalGeneration = KafkaError.Code(rawValue: 22)
 }
 
 extension InMemoryBroker {
     /// The client calls failures and hooks can be attached to.
-    enum Operation: Hashable, Sendable, CaseIterable {
+    package enum Operation: Hashable, Sendable, CaseIterable {
         case initTransactions, begin, produce, flush, sendOffsets, commit, abort
         /// `InputLog.poll` (the group consumer).
         case poll
@@ -27,18 +27,18 @@ extension InMemoryBroker {
     /// error means "commit again". On `.flush` the error is not thrown but reported: every queued
     /// record fails (`DeliveryReport.failed`, `firstError` = its code) and the transaction becomes
     /// abortable; except `.timedOut`, which is thrown with the records still queued.
-    func failNext(_ operation: Operation, with error: KafkaError, times: Int = 1) {
+    package func failNext(_ operation: Operation, with error: KafkaError, times: Int = 1) {
         withState { $0.failures[operation, default: []] += Array(repeating: error, count: max(0, times)) }
     }
 
     /// Forgets the failures still pending for `operation`.
-    func clearFailures(_ operation: Operation) {
+    package func clearFailures(_ operation: Operation) {
         withState { $0.failures[operation] = nil }
     }
 
     /// The next `times` calls of each of `operations` throw a retriable `.coordinatorNotAvailable`
     /// (the transaction coordinator is moving): nothing happens, the call may be repeated.
-    func coordinatorUnavailable(for operations: Set<Operation>, times: Int = 1) {
+    package func coordinatorUnavailable(for operations: Set<Operation>, times: Int = 1) {
         for operation in operations.sorted(by: { "\($0)" < "\($1)" }) {
             failNext(operation, with: KafkaError(code: .coordinatorNotAvailable,
                                                  message: "transaction coordinator not available (injected)",
@@ -53,18 +53,18 @@ extension InMemoryBroker {
     ///
     /// As on Kafka, a rebalance during `commit` does not refuse the offsets already sent (they were
     /// checked at `sendOffsets`); hook `.sendOffsets` to have them refused.
-    func onNext(_ operation: Operation, perform hook: @escaping @Sendable () -> Void) {
+    package func onNext(_ operation: Operation, perform hook: @escaping @Sendable () -> Void) {
         withState { $0.hooks[operation, default: []].append(hook) }
     }
 
     /// Runs `hook` at the `call`th call of `operation` from now (1: the next), as `onNext` does.
-    func onCall(_ call: Int, of operation: Operation, perform hook: @escaping @Sendable () -> Void) {
+    package func onCall(_ call: Int, of operation: Operation, perform hook: @escaping @Sendable () -> Void) {
         for index in 1...call { onNext(operation) { if index == call { hook() } } }
     }
 
     /// A newer producer took over `transactionalId`: its epoch is bumped and its open transaction
     /// aborted; the existing sink's next call throws a fatal `.producerFenced`.
-    func fence(transactionalId: String) {
+    package func fence(transactionalId: String) {
         withState { state in
             state.producerEpochs[transactionalId, default: 0] += 1
             state.abortOpenTransaction(of: transactionalId)
@@ -74,7 +74,7 @@ extension InMemoryBroker {
     /// An orderly revocation: the members owning `partitions` (in `group`, or in every group when
     /// nil) get `.revoked` at their next poll, the generation increases, and nobody owns them
     /// until ``assignAgain(_:group:)``.
-    func revoke(_ partitions: [TopicPartition], group: String? = nil) {
+    package func revoke(_ partitions: [TopicPartition], group: String? = nil) {
         withState { state in
             for name in state.groupNames(group) { state.withhold(partitions, in: name, lost: false) }
         }
@@ -82,7 +82,7 @@ extension InMemoryBroker {
 
     /// As ``revoke(_:group:)``, but the members get `.lost` (session timeout, fencing): they may
     /// commit nothing for the partitions.
-    func lose(_ partitions: [TopicPartition], group: String? = nil) {
+    package func lose(_ partitions: [TopicPartition], group: String? = nil) {
         withState { state in
             for name in state.groupNames(group) { state.withhold(partitions, in: name, lost: true) }
         }
@@ -90,12 +90,21 @@ extension InMemoryBroker {
 
     /// Gives revoked or lost partitions back to the group: they go to the members the range
     /// assignment names (for one member, back to it), as `.assigned` at its next poll.
-    func assignAgain(_ partitions: [TopicPartition], group: String? = nil) {
+    package func assignAgain(_ partitions: [TopicPartition], group: String? = nil) {
         withState { state in
             for name in state.groupNames(group) {
                 state.groups[name]!.withheld.subtract(partitions)
                 state.rebalance(name)
             }
+        }
+    }
+
+    /// The session of the member `instanceID` names in `group` expired (it stopped heartbeating: frozen
+    /// or crashed): see ``State/expireSession(member:)``.
+    package func expireSession(instanceID: String, group: String) {
+        withState { state in
+            let ids = state.groups[group]?.memberIDs.filter { state.members[$0]?.instanceID == instanceID } ?? []
+            for id in ids { state.expireSession(member: id) }
         }
     }
 }

@@ -3,43 +3,43 @@ import Runtime
 
 extension InMemoryBroker {
     /// A transaction as its coordinator keeps it.
-    struct Transaction {
-        enum Status { case open, committed, aborted }
+    package struct Transaction {
+        package enum Status { case open, committed, aborted }
 
-        let transactionalID: String
-        var status = Status.open
+        package let transactionalID: String
+        package var status = Status.open
         /// The first offset it wrote in each partition (what holds that partition's LSO back).
-        var firstOffsets: [TopicPartition: Int64] = [:]
+        package var firstOffsets: [TopicPartition: Int64] = [:]
         /// Offsets sent, by group; they become the groups' committed offsets on commit.
-        var offsets: [String: [TopicPartition: Int64]] = [:]
+        package var offsets: [String: [TopicPartition: Int64]] = [:]
     }
 
     /// A transactional producer's client-side state.
-    struct SinkState {
-        struct QueuedRecord {
-            let partition: TopicPartition
-            let key: [UInt8]?
-            let value: [UInt8]?
-            let timestamp: Int64
+    package struct SinkState {
+        package struct QueuedRecord {
+            package let partition: TopicPartition
+            package let key: [UInt8]?
+            package let value: [UInt8]?
+            package let timestamp: Int64
         }
 
-        let transactionalID: String
+        package let transactionalID: String
         /// Set by `initTransactions`; fenced once the id's epoch moves past it.
-        var epoch: Int?
-        var transaction: Int?
+        package var epoch: Int?
+        package var transaction: Int?
         /// Makes every call throw (fenced, or an injected fatal error).
-        var fatalError: KafkaError?
+        package var fatalError: KafkaError?
         /// The open transaction can only be aborted.
-        var abortableError: KafkaError?
+        package var abortableError: KafkaError?
         /// Produced, not yet delivered (delivery happens at flush or commit).
-        var queued: [QueuedRecord] = []
+        package var queued: [QueuedRecord] = []
         /// Deliveries since the last flush.
-        var report = DeliveryReport()
+        package var report = DeliveryReport()
     }
 }
 
 extension InMemoryBroker.State {
-    mutating func addSink(transactionalID: String) -> Int {
+    package mutating func addSink(transactionalID: String) -> Int {
         let id = nextID()
         sinks[id] = InMemoryBroker.SinkState(transactionalID: transactionalID)
         return id
@@ -47,7 +47,7 @@ extension InMemoryBroker.State {
 
     /// Every sink call starts here: a fenced or broken sink throws; then an injected failure, if
     /// any, is applied as librdkafka would (see ``InMemoryBroker/failNext(_:with:times:)``).
-    mutating func checkSink(_ id: Int, _ operation: InMemoryBroker.Operation) throws {
+    package mutating func checkSink(_ id: Int, _ operation: InMemoryBroker.Operation) throws {
         let sink = sinks[id]!
         if let fatal = sink.fatalError { throw fatal }
         if let epoch = sink.epoch, epoch != producerEpochs[sink.transactionalID] {
@@ -65,14 +65,14 @@ extension InMemoryBroker.State {
         throw injected
     }
 
-    func openTransaction(of id: Int) throws -> Int {
+    package func openTransaction(of id: Int) throws -> Int {
         guard let serial = sinks[id]!.transaction else {
             throw KafkaError(code: .state, message: "no transaction in progress")
         }
         return serial
     }
 
-    mutating func initTransactions(sink id: Int) throws {
+    package mutating func initTransactions(sink id: Int) throws {
         try checkSink(id, .initTransactions)
         let transactionalID = sinks[id]!.transactionalID
         guard sinks[id]!.epoch == nil else {
@@ -83,7 +83,7 @@ extension InMemoryBroker.State {
         sinks[id]!.epoch = producerEpochs[transactionalID]
     }
 
-    mutating func begin(sink id: Int) throws {
+    package mutating func begin(sink id: Int) throws {
         try checkSink(id, .begin)
         guard sinks[id]!.epoch != nil else { throw KafkaError(code: .state, message: "transactions not initialized") }
         guard sinks[id]!.transaction == nil else { throw KafkaError(code: .state, message: "transaction already begun") }
@@ -94,7 +94,7 @@ extension InMemoryBroker.State {
         sinks[id]!.abortableError = nil
     }
 
-    mutating func produce(sink id: Int, topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]?,
+    package mutating func produce(sink id: Int, topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]?,
                           timestamp: Int64) throws
     {
         try checkSink(id, .produce)
@@ -104,7 +104,7 @@ extension InMemoryBroker.State {
         sinks[id]!.queued.append(.init(partition: target, key: key, value: value, timestamp: timestamp))
     }
 
-    mutating func flush(sink id: Int) throws -> DeliveryReport {
+    package mutating func flush(sink id: Int) throws -> DeliveryReport {
         try checkSink(id, .flush)
         if let injected = takeInjectedFailure(.flush) {
             if injected.code == .timedOut { throw injected }
@@ -125,7 +125,7 @@ extension InMemoryBroker.State {
     }
 
     /// Writes the queued records to their partitions as part of the open transaction.
-    mutating func deliverQueued(sink id: Int) {
+    package mutating func deliverQueued(sink id: Int) {
         guard let serial = sinks[id]!.transaction else { return }
         for record in sinks[id]!.queued {
             let offset = topics[record.partition.topic]![Int(record.partition.partition)].append(
@@ -138,7 +138,7 @@ extension InMemoryBroker.State {
         sinks[id]!.queued = []
     }
 
-    mutating func sendOffsets(sink id: Int, _ offsets: [TopicPartitionOffset], membership: GroupMembership) throws {
+    package mutating func sendOffsets(sink id: Int, _ offsets: [TopicPartitionOffset], membership: GroupMembership) throws {
         try checkSink(id, .sendOffsets)
         let serial = try openTransaction(of: id)
         if let abortable = sinks[id]!.abortableError { throw abortable }
@@ -154,7 +154,7 @@ extension InMemoryBroker.State {
         for offset in offsets { transactions[serial]!.offsets[group, default: [:]][offset.topicPartition] = offset.offset }
     }
 
-    mutating func commit(sink id: Int) throws {
+    package mutating func commit(sink id: Int) throws {
         try checkSink(id, .commit)
         let serial = try openTransaction(of: id)
         if let abortable = sinks[id]!.abortableError { throw abortable }
@@ -163,7 +163,7 @@ extension InMemoryBroker.State {
         sinks[id]!.transaction = nil
     }
 
-    mutating func abort(sink id: Int) throws {
+    package mutating func abort(sink id: Int) throws {
         try checkSink(id, .abort)
         let serial = try openTransaction(of: id)
         sinks[id]!.queued = []
@@ -172,12 +172,12 @@ extension InMemoryBroker.State {
         sinks[id]!.abortableError = nil
     }
 
-    mutating func abortOpenTransaction(of transactionalID: String) {
+    package mutating func abortOpenTransaction(of transactionalID: String) {
         if let serial = openTransactions[transactionalID] { endTransaction(serial, committing: false) }
     }
 
     /// Writes the markers and, on commit, publishes the offsets sent.
-    mutating func endTransaction(_ serial: Int, committing: Bool) {
+    package mutating func endTransaction(_ serial: Int, committing: Bool) {
         guard var transaction = transactions[serial], transaction.status == .open else { return }
         transaction.status = committing ? .committed : .aborted
         transactions[serial] = transaction
