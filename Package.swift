@@ -2,12 +2,13 @@
 import PackageDescription
 
 // Arrows point inward: Domain imports nothing of the project; Codec knows Domain;
-// Runtime knows Domain, Codec and KafkaIO; the executable wires everything.
+// Runtime knows Domain, Codec and KafkaIO; the executables wire everything.
 let package = Package(
     name: "TripStream",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "tripstream", targets: ["tripstream"])
+        .executable(name: "tripstream", targets: ["tripstream"]),
+        .executable(name: "tripstream-bench", targets: ["tripstream-bench"]),
     ],
     targets: [
         // MARK: - C libraries from Debian, each behind one thin Swift target
@@ -58,12 +59,22 @@ let package = Package(
         .executableTarget(
             name: "tripstream-fuzz", dependencies: ["Codec", "Domain", "LZ4IO", "Runtime", "Simulation"],
             path: "Sources/TripStreamFuzz", swiftSettings: [.unsafeFlags(["-O"])]),
+        // What both executables share: terminal output, exit status, figures, the dev broker's cluster.
+        .target(name: "CommandSupport", dependencies: ["CommandLineKit", "KafkaIO", "Runtime"]),
+        // What users run; the benchmarks are a separate executable, not shipped.
         .executableTarget(
             name: "tripstream",
             dependencies: [
-                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "CommandLineKit", "Simulation", "CHeapStats",
+                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "CommandLineKit", "CommandSupport", "Simulation",
                 "Console", "HTTPServing",
             ]),
+        .executableTarget(
+            name: "tripstream-bench",
+            dependencies: [
+                "Runtime", "Domain", "Codec", "KafkaIO", "LZ4IO", "RocksDBIO", "CommandLineKit", "CommandSupport", "Simulation",
+                "CHeapStats",
+            ],
+            path: "Sources/TripStreamBench"),
 
         // MARK: - Tests
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Simulation"]),

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What a user of the command line meets (issue 34): outputs never lost to a failed run, gaps said, errors
 # in one line with exit status 2, a demo that shows live events, a bench that cleans up.
-# Usage: .ci/cli-check.sh [path/to/tripstream]
+# Usage: .ci/cli-check.sh [path/to/tripstream] (its tripstream-bench beside it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tripstream=${1:-.build/debug/tripstream}
+bench=$(dirname "$tripstream")/tripstream-bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "cli check: $*" >&2; exit 1; }
@@ -124,12 +125,14 @@ wrong=$(grep -c 'arrived at the wrong' "$work/demo-long.txt" || true)
 [ "$wrong" -gt 0 ] || fail "demo --duration 30m: the default feed showed no wrong-destination stop"
 echo "cli: demo --duration 30m showed $wrong wrong-destination stops" >&2
 
-# --- Bench cleans up ----------------------------------------------------------------------------------------
-"$tripstream" bench -u 200 --geofences 100 --runs 1 --stage replay-path --work-dir "$work/bench" >/dev/null 2>&1
+# --- Bench cleans up, and is not in the shipped binary ----------------------------------------------------
+failing "$tripstream" bench -u 200
+[ "$status" = 2 ] || fail "tripstream bench: exit $status, not 2 (the benchmarks are tripstream-bench)"
+"$bench" -u 200 --geofences 100 --runs 1 --stage replay-path --work-dir "$work/bench" >/dev/null 2>&1
 [ ! -e "$work/bench" ] || fail "bench left its work files: $(ls "$work/bench")"
-"$tripstream" bench -u 200 --geofences 100 --runs 1 --stage replay-path --work-dir "$work/bench" --keep >/dev/null 2>&1
+"$bench" -u 200 --geofences 100 --runs 1 --stage replay-path --work-dir "$work/bench" --keep >/dev/null 2>&1
 [ -s "$work/bench/fixes.ndjson" ] || fail "bench --keep kept no workload"
-"$tripstream" bench -u 300 --geofences 100 --runs 1 --eta --work-dir "$work/bench-eta" >"$work/bench-eta.txt" 2>&1 \
+"$bench" -u 300 --geofences 100 --runs 1 --eta --work-dir "$work/bench-eta" >"$work/bench-eta.txt" 2>&1 \
     || fail "bench --eta failed: $(tail -3 "$work/bench-eta.txt")"
 for line in 'eta model .* [1-9][0-9,]* map entries' 'eta fold .*curve alone .* ns per fix' 'eta fold .*--eta-model .* ns per fix; against the curve alone' \
     'eta fold .*learning .* ns per fix' 'eta memory .* B with --eta-model'; do

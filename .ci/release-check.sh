@@ -10,13 +10,14 @@ cd "$(dirname "$0")/.."
 debug=$1
 . scripts/lib/release-build.sh
 build_release_tripstream
+build_release_tripstream_bench
 release=.build/release/tripstream
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # A city of 100,000 geofences where a fix lies in dozens at once: the fold's pile-up paths (holding
 # lists beyond the stack's 32, their merge sort, dozens of entries in one fix).
-"$release" bench --dense-city --geofences 100000 --users 300 --fixes-per-user 20 --stage replay-path --runs 1 \
+"$release-bench" --dense-city --geofences 100000 --users 300 --fixes-per-user 20 --stage replay-path --runs 1 \
     --work-dir "$work/city" --keep >"$work/city.txt"
 per_fix=$(sed -n 's/^events *\([0-9.]*\) per fix.*/\1/p' "$work/city.txt")
 if ! awk -v n="${per_fix:-0}" 'BEGIN { exit !(n > 20) }'; then

@@ -177,8 +177,8 @@ def main():
     print("model: %d checkpoint samples, %d cell entries x %d B = %.1f KB payload"
           % (samples, cells, CELL_BYTES, cells * CELL_BYTES / 1024))
     # One run each of short processes: start-up dominates, so no cost per fix is read from these;
-    # `tripstream bench --eta` measures that in alternated rounds.
-    print("replay wall time (%d threads, one run each; cost per fix: tripstream bench --eta): learn %.2f s "
+    # `tripstream-bench --eta` measures that in alternated rounds.
+    print("replay wall time (%d threads, one run each; cost per fix: tripstream-bench --eta): learn %.2f s "
           "(%d fixes); held-out today %.2f s, learned %.2f s (%d fixes)"
           % (args.threads, t_learn, split_lines["train"], t_today, t_model, split_lines["test"]))
     if args.check_range:

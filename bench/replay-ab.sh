@@ -2,7 +2,7 @@
 # Two or more builds' `tripstream replay` over the same files, alternated run by run so that a noisy
 # machine weighs on each alike: per build, the median of the fixes/s it prints and of its CPU time
 # (user + system, from /usr/bin/time), every run listed. The files are a bench work directory's
-# (`tripstream bench --work-dir DIR --keep` leaves geofences.ndjson, commands.ndjson and fixes.ndjson there).
+# (`tripstream-bench --work-dir DIR --keep` leaves geofences.ndjson, commands.ndjson and fixes.ndjson there).
 # `--with "ARGS"` after a build gives that build's replays more options, so one build can be set against
 # itself (for instance with and without `--eta-model FILE`).
 #

@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product tripstream >&2
-.build/release/tripstream bench --soak --soak-users "${1:-1000000}" --soak-minutes "${2:-10}" --work-dir "${TMPDIR:-/tmp}/tripstream-soak"
-.build/release/tripstream bench --geofence-table
+swift build -c release --product tripstream-bench >&2
+.build/release/tripstream-bench --soak --soak-users "${1:-1000000}" --soak-minutes "${2:-10}" --work-dir "${TMPDIR:-/tmp}/tripstream-soak"
+.build/release/tripstream-bench --geofence-table

@@ -22,6 +22,7 @@ echo "== schemas: Radar's examples and ours validate (python jsonschema)" >&2
 python3 schemas/validate.py --self-test
 
 swift build --product tripstream
+swift build --product tripstream-bench  # .ci/cli-check.sh finds it beside tripstream
 tripstream=.build/debug/tripstream
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

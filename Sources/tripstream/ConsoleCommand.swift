@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Console
 import HTTPServing
 import Foundation

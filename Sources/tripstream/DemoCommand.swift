@@ -1,6 +1,7 @@
 import Codec
 import Console
 import CommandLineKit
+import CommandSupport
 import Domain
 import Foundation
 import KafkaIO
@@ -102,7 +103,7 @@ enum DemoCommand {
                                               tiles: MapTiles?, console showConsole: Bool) throws
     {
         let topics = Topics()
-        let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: 4, topics: topics)
+        let cluster = try DevBrokerCluster.start(brokerCount: 1, partitions: 4, topics: topics)
         let kafka = cluster.clientConfiguration
         Terminal.error("embedded broker at \(cluster.bootstrapServers)")
         // The geofences first, so the service starts with its whole table.

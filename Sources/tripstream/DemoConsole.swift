@@ -1,3 +1,4 @@
+import CommandSupport
 import Console
 import HTTPServing
 import Domain

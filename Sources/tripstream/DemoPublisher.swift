@@ -1,4 +1,5 @@
 import Codec
+import CommandSupport
 import Domain
 import Foundation
 import KafkaIO

@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import KafkaIO
 import LZ4IO
 import Runtime
@@ -26,10 +27,10 @@ enum DevBrokerCommand {
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
         let brokerCount = try parsed.int("broker-count", in: 1...16)
-        let topics = topicSpecs(partitions: Int32(try parsed.int("partitions", in: 1...10_000)), brokerCount: brokerCount,
-                                topics: try TopicNames.topics(parsed))
+        let topics = DevBrokerCluster.topicSpecs(partitions: Int32(try parsed.int("partitions", in: 1...10_000)),
+                                                 brokerCount: brokerCount, topics: try TopicNames.topics(parsed))
         let chaos = try DevBrokerChaos(parsed, brokerCount: brokerCount, topics: topics)
-        let cluster = try start(brokerCount: brokerCount, topics: topics)
+        let cluster = try DevBrokerCluster.start(brokerCount: brokerCount, topics: topics)
         Terminal.output(cluster.bootstrapServers)
         if let file = try parsed.optional("bootstrap-file", parsed.string) {
             let temporary = file + ".tmp"
@@ -52,26 +53,4 @@ enum DevBrokerCommand {
     /// configuration key or API to raise it), so the dev broker says it instead.
     static let limitNotice = "note: the dev broker keeps about 5 MiB (at most 100,000 record batches) per partition and "
         + "drops the oldest beyond that without an error; `simulate` warns when it dropped what it published"
-
-    /// A mock cluster with every TripStream topic created (the mock cannot create topics through
-    /// the admin API).
-    static func start(brokerCount: Int, partitions: Int32, topics: Topics) throws -> MockCluster {
-        try start(brokerCount: brokerCount, topics: topicSpecs(partitions: partitions, brokerCount: brokerCount, topics: topics))
-    }
-
-    private static func start(brokerCount: Int, topics: [TopicSpec]) throws -> MockCluster {
-        let cluster = try MockCluster(brokerCount: max(brokerCount, 1))
-        for topic in topics {
-            try cluster.createTopic(topic.name, partitions: topic.partitions, replicationFactor: topic.replicationFactor)
-        }
-        return cluster
-    }
-
-    /// Every TripStream topic with `partitions` partitions, the geofences' at most 3.
-    private static func topicSpecs(partitions: Int32, brokerCount: Int, topics: Topics) -> [TopicSpec] {
-        topics.all.map { topic in
-            TopicSpec(name: topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
-                      replicationFactor: Int16(min(brokerCount, 3)))
-        }
-    }
 }

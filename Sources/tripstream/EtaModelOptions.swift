@@ -1,5 +1,6 @@
 import Codec
 import CommandLineKit
+import CommandSupport
 import Domain
 import Foundation
 

@@ -1,4 +1,5 @@
 import Codec
+import CommandSupport
 import Domain
 
 /// One event as a line a dispatcher can read: what a notification service would send.

@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Domain
 
 /// `--set name=value`: what-if overrides of the fold's settings, by the names `--set help` lists.

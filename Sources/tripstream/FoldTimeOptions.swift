@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Domain
 
 /// A duration option shared by `run` and `replay` with the range it must fall in: outside it is a

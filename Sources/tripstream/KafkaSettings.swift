@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import KafkaIO
 
 /// Client settings from `--brokers` and `--kafka-config` (a librdkafka properties file: SASL, TLS, ...).

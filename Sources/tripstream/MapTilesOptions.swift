@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Console
 
 /// `--tiles-file FILE.mbtiles` or `--tiles URL-TEMPLATE`: the console's base map, shared by `console` and `demo`.

@@ -1,3 +1,4 @@
+import CommandSupport
 import KafkaIO
 
 /// Whether the broker kept what a command published: the dev broker (librdkafka's mock) drops a partition's

@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Domain
 import LZ4IO
 import Runtime

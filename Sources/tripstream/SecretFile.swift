@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// Secrets read from files (never from the command line, where `ps` shows them): the bytes, less one

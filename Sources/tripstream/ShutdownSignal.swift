@@ -1,5 +1,6 @@
-import enum Runtime.WallClock
+import CommandSupport
 import Synchronization
+import enum Runtime.WallClock
 
 #if canImport(Glibc)
 import Glibc

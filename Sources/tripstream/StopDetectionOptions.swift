@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Domain
 
 /// Service-wide settings of stop detection (geofences with `stopDetection: true`, and wrong-destination

@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Console
 
 /// `tripstream tracking-link`: prints the customer tracking URL of one trip.

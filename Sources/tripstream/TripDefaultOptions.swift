@@ -1,4 +1,5 @@
 import CommandLineKit
+import CommandSupport
 import Domain
 
 /// Service-wide defaults of trip detection, shared by `run` and `replay` (a trip command may

@@ -1,11 +1,12 @@
 import CommandLineKit
+import CommandSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `tripstream <command>`: one executable for the service, its development broker, the demo, the
-/// simulator, the analysts' replay and the benchmarks.
+/// simulator, the analysts' replay and the console. The benchmarks are `tripstream-bench`, not shipped.
 let program = CommandLineProgram(
     name: "tripstream",
     abstract: "Trip and geofence events from location fixes, on Kafka.",
@@ -17,7 +18,7 @@ let program = CommandLineProgram(
         """,
     commands: [
         RunCommand.spec, DevBrokerCommand.spec, DemoCommand.spec, SimulateCommand.spec, ReplayCommand.spec,
-        BenchCommand.spec, DiffCommand.spec, ArchiveCommand.spec, ConsoleCommand.spec, TrackingLinkCommand.spec,
+        DiffCommand.spec, ArchiveCommand.spec, ConsoleCommand.spec, TrackingLinkCommand.spec,
     ])
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -39,7 +40,6 @@ do {
     case DemoCommand.spec.name: try DemoCommand.run(parsed)
     case SimulateCommand.spec.name: try SimulateCommand.run(parsed)
     case ReplayCommand.spec.name: try ReplayCommand.run(parsed)
-    case BenchCommand.spec.name: try BenchCommand.run(parsed)
     case ArchiveCommand.spec.name: try ArchiveCommand.run(parsed)
     case ConsoleCommand.spec.name: try ConsoleCommand.run(parsed)
     case TrackingLinkCommand.spec.name: try TrackingLinkCommand.run(parsed)
@@ -49,18 +49,4 @@ do {
     }
 } catch {
     ExitStatus.exit(with: error)
-}
-
-/// A command that could not do its job: printed as `error: …`, exit status 2 (`ExitStatus`). Made from a
-/// thrown error, it keeps it: `--verbose` prints its full detail.
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
-    var underlying: (any Error)?
-    init(_ message: String) { description = "error: \(message)" }
-    init(_ error: any Error) {
-        description = "error: \(error)"
-        underlying = error
-    }
-
-    var verboseDescription: String { underlying.map { "error: " + String(reflecting: $0) } ?? description }
 }

@@ -4,3 +4,8 @@
 build_release_tripstream() {
     swift build -c release --product tripstream 2>&1 | cat >&2
 }
+
+# The benchmarks' executable, built the same way (beside tripstream, sharing its modules).
+build_release_tripstream_bench() {
+    swift build -c release --product tripstream-bench 2>&1 | cat >&2
+}

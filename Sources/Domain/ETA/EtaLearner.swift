@@ -7,7 +7,10 @@
 /// late input learns that stretch again.
 ///
 /// - Important: a class so the fold's steps can write to it through their (immutable) context. It is
-///   `@unchecked Sendable` because one partition's fold, on one thread at a time, is its only user.
+///   `@unchecked Sendable`, safe by confinement: `PartitionFold.init` is its only maker and keeps it in
+///   that fold's context, so only that partition's fold steps write it, on the thread folding the
+///   partition, one at a time; a driver reads it (`PartitionFold.etaLearner`) once that fold is done,
+///   after joining the threads that folded (`ReplayJob`, `tripstream-bench --eta`).
 public final class EtaLearner: @unchecked Sendable {
     /// The loaded model plus what this partition learned: what residuals and the map's pace are read from.
     public private(set) var current: FleetEtaModel

@@ -16,7 +16,8 @@ public struct UserState: Sendable, Equatable {
     public var presences: [Presence] = []
     /// Today's visits per geofence and trip starts per externalId: what places each in its `_id`.
     public var ordinals = EventOrdinals()
-    private var tripBox: TripBox?
+    /// The trip's box (`trip`); read in place by the engine's look-ahead (`TimelineStore`).
+    private(set) var tripBox: TripBox?
     /// What this user's completed trips taught the ETA.
     public var etaLearning = EtaLearning()
     /// Meters; NaN when unknown.
@@ -92,53 +93,16 @@ public struct UserState: Sendable, Equatable {
     }
 }
 
-extension UserState {
-    /// Starts loading the heap objects of this state that folding a fix reads first: the trip box
-    /// and the presences' buffer. Ask once the state itself is cached
-    /// (`PartitionFold.PrefetchStage.heldObjectsAndLists`), or this waits for it. Mutating only to
-    /// reach the fields' addresses (`CachePrefetch.readReferenced`); nothing is written.
-    @inline(__always)
-    mutating func prefetchHeldObjects() {
-        withUnsafeMutablePointer(to: &tripBox) {
-            CachePrefetch.readReferenced(at: $0, bytes: TripBox.instanceBytes, maxLines: 6)
-        }
-        // The header and the first presences.
-        withUnsafeMutablePointer(to: &presences) { CachePrefetch.readReferenced(at: $0, bytes: 128, maxLines: 2) }
-    }
-
-    /// Starts loading the presences beyond the first (96 bytes each; a driver in a dense district is
-    /// in several geofences, and the fold reads every presence). Ask once the presences' buffer
-    /// header is cached (`prefetchHeldObjects`): its count says how far to load. Mutating only to be
-    /// reached in place: called on a timeline's state through its address, a non-mutating call
-    /// copied the whole state first, a retain and a release of each of its references per fix.
-    @inline(__always)
-    mutating func prefetchPresences() {
-        let count = presences.count
-        guard count > 1 else { return }
-        // From the second: the lines `prefetchHeldObjects` loaded hold the header and the first.
-        presences.withUnsafeBufferPointer {
-            CachePrefetch.read(UnsafeRawPointer($0.baseAddress! + 1),
-                               bytes: (count - 1) * MemoryLayout<Presence>.stride, maxLines: 16)
-        }
-    }
-
-    /// Starts loading the geofence object the trip heads to, where an earlier fix found its slot
-    /// (`TripProgress.destinationSlot`). Ask once the trip box is cached (`prefetchHeldObjects`), or
-    /// this waits for it. The box is read in place, not retained: a retain is two atomic writes.
-    @inline(__always)
-    mutating func prefetchTripDestination(in geofences: GeofenceTable) {
-        withUnsafeMutablePointer(to: &tripBox) { field in
-            guard let object = CachePrefetch.referenced(at: field) else { return }
-            let slot = Unmanaged<TripBox>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.value.destinationSlot }
-            if slot >= 0 { geofences.prefetchGeofence(atSlot: slot) }
-        }
-    }
-}
-
 /// Holder of a user's trip; see `UserState.trip`.
 final class TripBox: @unchecked Sendable {
-    // Safe: `value` is only mutated through `UserState.trip`'s modify accessor after a uniqueness
-    // check; the kept `_id` hashers are derived from it and the user, and a user is folded on one thread.
+    // Safe: `value` is written only through `UserState.uniqueTripBox()`, after `isKnownUniquelyReferenced`
+    // (a box that another state, checkpoint or thread also holds is copied first), or before the box is
+    // shared (`UserState.trip`'s setter makes a new one): a box two holders share is only read. The kept
+    // `_id` seeds are read and written only by `idHasher`, called by the fold of this box's user, and
+    // a user's states are folded by their partition's fold, on one thread at a time (handed between
+    // threads with the partition, under the runtime's locks); a state copied to another thread (a
+    // snapshot, a changelog record) is only encoded there, which reads `value`, never the seeds. Being
+    // derived from `value`, the plan and the user, a seed read from a shared box is right for each holder.
     // The same confinement makes the run-time exclusivity checks redundant (`@exclusivity(unchecked)`): each
     // access paid for one, per fix, in swift_beginAccess and a thread-local lookup.
     @exclusivity(unchecked) var value: TripProgress

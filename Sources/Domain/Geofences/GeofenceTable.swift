@@ -5,8 +5,11 @@
 /// table being updated from the geofence topic never changes what an in-flight fold sees.
 public struct GeofenceTable: Sendable {
     final class Storage: @unchecked Sendable {
-        // Safe: mutated only through `GeofenceTable`'s mutating methods after a uniqueness check (and so
-        // never by two accesses at once: no run-time exclusivity checks).
+        // Safe: written only by `GeofenceTable`'s mutating methods, each through `uniqueStorage()`, after
+        // `isKnownUniquelyReferenced`: a storage two tables share (a table sent to the partitions'
+        // threads, a copy kept by an in-flight fold) is only read, and the one table that writes it holds
+        // the only reference, so no other access, on any thread, can overlap a write (hence no run-time
+        // exclusivity checks either). A table reaches another thread only by being sent, after its writes.
         @exclusivity(unchecked) var slotByID = IntegerMap(capacity: 1024)
         @exclusivity(unchecked) var freeSlots: [Int32] = []
         @exclusivity(unchecked) var fingerprint: UInt64 = 0
@@ -182,13 +185,12 @@ public struct GeofenceTable: Sendable {
     public func prefetchShape(atSlot slot: Int32) { grid.prefetchEntry(slot: slot) }
 
     /// Starts loading the geofence object in `slot`, if any (a miss each in a large table, where a fix
-    /// enters several at once): its address read without retaining it.
+    /// enters several at once): its address taken without retaining it (`CachePrefetch.address(of:)`).
     @inline(__always)
     public func prefetchGeofence(atSlot slot: Int32) {
-        slots.withUnsafeBufferPointer { slots in
-            guard slot >= 0, Int(slot) < slots.count else { return }
-            CachePrefetch.readReferenced(at: slots.baseAddress! + Int(slot), bytes: Self.geofenceObjectBytes, maxLines: 4)
-        }
+        guard slot >= 0 else { return }
+        let object = slots.withUnsafeBufferPointer { Int(slot) < $0.count ? CachePrefetch.address(of: $0[Int(slot)]) : nil }
+        if let object { CachePrefetch.read(object, bytes: Self.geofenceObjectBytes, maxLines: 4) }
     }
 
     /// The bytes of a geofence object the fold reads on entering it: its header and fields up to

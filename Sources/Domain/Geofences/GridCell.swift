@@ -1,4 +1,4 @@
-/// The geofences of one grid cell, packed in one array of 64-bit words: one list, or, in a cell
+/// The geofences of one grid cell, packed in one buffer of 64-bit words (`GridWords`): one list, or, in a cell
 /// holding more than `SpatialGrid.splitThreshold` geofences (a dense district), one list per sub-cell.
 ///
 /// A lookup in a table of a million geofences finds what it reads cold, so what it costs is the
@@ -23,8 +23,9 @@ struct GridCell: Sendable {
 
     /// All a lookup reads of the cell (see `Lookup`).
     private(set) var lookup = Lookup()
-    private var words: [UInt64] = [] {
-        didSet { lookup.words = words.withUnsafeBufferPointer { $0.baseAddress } }
+    /// The packed words, in memory their buffer owns (`GridWords`), whose address `lookup` keeps.
+    private var words = GridWords() {
+        didSet { lookup.words = words.address }
     }
     /// Geofence boxes in the cell (a split cell holds copies).
     private(set) var boxCount = 0
@@ -45,9 +46,12 @@ struct GridCell: Sendable {
     /// partition's thread shares; a method called on the cell itself copies it first, retaining and
     /// releasing `words` per fix, a reference count that the threads' cores take from one another.
     struct Lookup: @unchecked Sendable {
-        // Safe: `words` points into the buffer of the cell's `words`, which is never changed while
-        // shared (a change to a shared array copies it first, and the cell then points to the copy),
-        // and lives as long as the cell this was read from.
+        // Safe: `words` is `GridWords.address` of the cell's `words`, set by `words`' didSet after
+        // every change, so it always names the buffer that cell holds: memory that buffer allocated
+        // and frees only in its deinit, and that is never written while another cell, table or
+        // thread holds the buffer too (`GridWords` copies a shared buffer before a change). A lookup
+        // is read in place from its cell, in a table it borrows, so the buffer lives and is unchanged
+        // for as long as the lookup is used; the pointer only ever reads.
         fileprivate(set) var ends = InlineArray<16, UInt32>(repeating: 0)
         fileprivate(set) var isSplit = false
         fileprivate var words: UnsafePointer<UInt64>?
@@ -73,14 +77,14 @@ struct GridCell: Sendable {
     mutating func stage() -> Staged {
         var staging = Staged()
         for list in 0..<Self.lists { (staging.boxes[list], staging.entries[list]) = listWords(list, staged: nil) }
-        words = []
+        words.removeAll()
         lookup.ends = InlineArray(repeating: 0)
         return staging
     }
 
     /// Packs `staging` (from `stage`, appended to since) into `words`, for lookups, each list in id order.
     mutating func seal(_ staging: Staged) {
-        var packed: [UInt64] = []
+        var packed = GridWords()
         packed.reserveCapacity(staging.boxes.reduce(0) { $0 + $1.count } + staging.entries.reduce(0) { $0 + $1.count })
         var ends = InlineArray<16, UInt32>(repeating: 0)
         let boxWords = lookup.boxWords, entryWords = SpatialGrid.Entry.words
@@ -88,8 +92,12 @@ struct GridCell: Sendable {
             let boxes = staging.boxes[list], entries = staging.entries[list]
             // Ids are distinct within a list (a cell holds one box of a geofence): the order is total.
             let byID = (0..<(entries.count / entryWords)).sorted { entries[$0 * entryWords] < entries[$1 * entryWords] }
-            for item in byID { packed += boxes[(item * boxWords)..<((item + 1) * boxWords)] }
-            for item in byID { packed += entries[(item * entryWords)..<((item + 1) * entryWords)] }
+            boxes.withUnsafeBufferPointer { boxes in
+                for item in byID { packed.append(contentsOf: boxes[(item * boxWords)..<((item + 1) * boxWords)]) }
+            }
+            entries.withUnsafeBufferPointer { entries in
+                for item in byID { packed.append(contentsOf: entries[(item * entryWords)..<((item + 1) * entryWords)]) }
+            }
             ends[list] = UInt32(packed.count)
         }
         words = packed
@@ -108,13 +116,12 @@ struct GridCell: Sendable {
             return
         }
         let (start, count, entries) = lookup.bounds(list)
-        let needed = words.count + box.count + SpatialGrid.Entry.words
-        if needed > words.capacity {
-            // Exact while small: most cells of a sparse table hold one or two geofences.
-            words.reserveCapacity(needed < 64 ? needed : max(needed, words.count * 2))
+        words.reserveCapacity(words.count + box.count + SpatialGrid.Entry.words)  // one growth for both inserts
+        let place = words.withUnsafeBufferPointer { words in
+            var place = count
+            while place > 0, words[entries + (place - 1) * SpatialGrid.Entry.words] > packed.0 { place -= 1 }
+            return place
         }
-        var place = count
-        while place > 0, words[entries + (place - 1) * SpatialGrid.Entry.words] > packed.0 { place -= 1 }
         words.insert(contentsOf: [packed.0, packed.1, packed.2, packed.3], at: entries + place * SpatialGrid.Entry.words)
         words.insert(contentsOf: box, at: start + place * box.count)
         shiftEnds(from: list, by: box.count + SpatialGrid.Entry.words)
@@ -164,7 +171,7 @@ struct GridCell: Sendable {
              entry: entries.withUnsafeBufferPointer { SpatialGrid.Entry($0, at: index * SpatialGrid.Entry.words) })
         }
         if staged != nil { staged = Staged() }
-        words = []
+        words.removeAll()
         lookup.ends = InlineArray(repeating: 0)
         lookup.isSplit = true
         boxCount = 0
@@ -177,7 +184,7 @@ struct GridCell: Sendable {
     private func listWords(_ list: Int, staged: Staged?) -> (boxes: [UInt64], entries: [UInt64]) {
         if let staged { return (staged.boxes[list], staged.entries[list]) }
         let (start, count, entries) = lookup.bounds(list)
-        return (Array(words[start..<entries]), Array(words[entries..<(entries + count * SpatialGrid.Entry.words)]))
+        return (words[start..<entries], words[entries..<(entries + count * SpatialGrid.Entry.words)])
     }
 
     /// Removes `slot`'s box and its copies (a cell holds at most one box of a geofence).
@@ -187,15 +194,18 @@ struct GridCell: Sendable {
         for list in 0..<Self.lists {
             if staged != nil {
                 let entries = staged!.entries[list].count / SpatialGrid.Entry.words
-                guard let (index, entry) = Self.find(slot, in: staged!.entries[list], entriesAt: 0, count: entries)
-                else { continue }
+                guard let (index, entry) = staged!.entries[list].withUnsafeBufferPointer({
+                    Self.find(slot, in: $0, entriesAt: 0, count: entries)
+                }) else { continue }
                 removed = entry
                 staged!.entries[list].removeSubrange((index * SpatialGrid.Entry.words)..<((index + 1) * SpatialGrid.Entry.words))
                 staged!.boxes[list].removeSubrange((index * lookup.boxWords)..<((index + 1) * lookup.boxWords))
                 continue
             }
             let (start, count, entries) = lookup.bounds(list)
-            guard let (index, entry) = Self.find(slot, in: words, entriesAt: entries, count: count) else { continue }
+            guard let (index, entry) = words.withUnsafeBufferPointer({
+                Self.find(slot, in: $0, entriesAt: entries, count: count)
+            }) else { continue }
             removed = entry
             let at = entries + index * SpatialGrid.Entry.words
             words.removeSubrange(at..<(at + SpatialGrid.Entry.words))
@@ -207,16 +217,14 @@ struct GridCell: Sendable {
     }
 
     /// The first of the `count` entries packed in `words` from word `start` that is `slot`'s, and its index.
-    private static func find(_ slot: Int32, in words: [UInt64], entriesAt start: Int, count: Int)
+    private static func find(_ slot: Int32, in words: UnsafeBufferPointer<UInt64>, entriesAt start: Int, count: Int)
         -> (index: Int, entry: SpatialGrid.Entry)?
     {
-        words.withUnsafeBufferPointer { words in
-            for index in 0..<count {
-                let entry = SpatialGrid.Entry(words, at: start + index * SpatialGrid.Entry.words)
-                if entry.slot == slot { return (index, entry) }
-            }
-            return nil
+        for index in 0..<count {
+            let entry = SpatialGrid.Entry(words, at: start + index * SpatialGrid.Entry.words)
+            if entry.slot == slot { return (index, entry) }
         }
+        return nil
     }
 
     /// Calls `body` with every entry of every list and the word it starts at.
@@ -250,7 +258,7 @@ struct GridCell: Sendable {
         }
         for (at, entry) in moved {
             let packed = entry.packed
-            words.replaceSubrange(at..<(at + SpatialGrid.Entry.words), with: [packed.0, packed.1, packed.2, packed.3])
+            words.replace(at: at, with: [packed.0, packed.1, packed.2, packed.3])
         }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A stretch of one user's history, off the hot heap: consecutive inputs in event-time order and the
 /// state before the first of them, so a refold can start here instead of at the user's first input.
 ///
@@ -61,60 +63,70 @@ public protocol HistoryStore: AnyObject, Sendable {
     var mayHaveParkedUsers: Bool { get }
 }
 
-/// Segments in memory: for tests and for folds small enough not to need a disk.
-public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
-    // Unchecked: like every store, used by one thread at a time.
-    private var byUser: [String: [HistorySegment]] = [:]
-    private var parked: [String: UserTimeline.Parts] = [:]
-
-    public init() {}
-
-    public var segmentCount: Int { byUser.values.reduce(0) { $0 + $1.count } }
-    public var inputCount: Int { byUser.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.inputs.count } } }
-
-    public func all(of userId: String) -> [HistorySegment] { byUser[userId] ?? [] }
-
-    /// An independent copy (what a restore from a durable store would see).
-    public func copy() -> MemoryHistoryStore {
-        let copy = MemoryHistoryStore()
-        copy.byUser = byUser
-        copy.parked = parked
-        return copy
+/// Segments in memory: for tests and for folds small enough not to need a disk. Its state behind a
+/// lock: Sendable as checked, at the cost of an uncontended lock per call (a store is called when a
+/// segment is sealed or a late input reaches behind the tail, not per input).
+public final class MemoryHistoryStore: HistoryStore {
+    private struct Contents: Sendable {
+        var byUser: [String: [HistorySegment]] = [:]
+        var parked: [String: UserTimeline.Parts] = [:]
     }
 
+    private let contents: Mutex<Contents>
+
+    public init() { contents = Mutex(Contents()) }
+
+    private init(_ contents: Contents) { self.contents = Mutex(contents) }
+
+    public var segmentCount: Int { contents.withLock { $0.byUser.values.reduce(0) { $0 + $1.count } } }
+    public var inputCount: Int {
+        contents.withLock { $0.byUser.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.inputs.count } } }
+    }
+
+    public func all(of userId: String) -> [HistorySegment] { contents.withLock { $0.byUser[userId] ?? [] } }
+
+    /// An independent copy (what a restore from a durable store would see).
+    public func copy() -> MemoryHistoryStore { MemoryHistoryStore(contents.withLock { $0 }) }
+
     public func segments(of userId: String, from time: UnixMillis) -> [HistorySegment] {
-        guard let list = byUser[userId], !list.isEmpty else { return [] }
+        guard let list = contents.withLock({ $0.byUser[userId] }), !list.isEmpty else { return [] }
         let first = list.lastIndex { $0.firstTime <= time } ?? 0
         return Array(list[first...])
     }
 
     public func replace(_ userId: String, removing removed: [UnixMillis], adding added: [HistorySegment]) {
-        var list = byUser[userId] ?? []
-        let gone = Set(removed)
-        list.removeAll { gone.contains($0.firstTime) }
-        for segment in added {
-            if let same = list.firstIndex(where: { $0.firstTime == segment.firstTime }) {
-                list[same] = segment
-            } else {
-                list.append(segment)
+        contents.withLock { contents in
+            var list = contents.byUser[userId] ?? []
+            let gone = Set(removed)
+            list.removeAll { gone.contains($0.firstTime) }
+            for segment in added {
+                if let same = list.firstIndex(where: { $0.firstTime == segment.firstTime }) {
+                    list[same] = segment
+                } else {
+                    list.append(segment)
+                }
             }
+            list.sort { $0.firstTime < $1.firstTime }
+            contents.byUser[userId] = list.isEmpty ? nil : list
         }
-        list.sort { $0.firstTime < $1.firstTime }
-        byUser[userId] = list.isEmpty ? nil : list
     }
 
-    public func park(_ parts: UserTimeline.Parts) { parked[parts.userId] = parts }
-    public func unpark(_ userId: String) -> UserTimeline.Parts? { parked.removeValue(forKey: userId) }
-    public var mayHaveParkedUsers: Bool { !parked.isEmpty }
-    public var parkedCount: Int { parked.count }
+    public func park(_ parts: UserTimeline.Parts) { contents.withLock { $0.parked[parts.userId] = parts } }
+    public func unpark(_ userId: String) -> UserTimeline.Parts? {
+        contents.withLock { $0.parked.removeValue(forKey: userId) }
+    }
+    public var mayHaveParkedUsers: Bool { contents.withLock { !$0.parked.isEmpty } }
+    public var parkedCount: Int { contents.withLock { $0.parked.count } }
 
     public func expire(_ userId: String, before cutoff: UnixMillis) -> HistoryExpiry {
-        var list = byUser[userId] ?? []
-        var drop = 0
-        while drop + 1 < list.count, list[drop + 1].firstTime < cutoff { drop += 1 }
-        list.removeFirst(drop)
-        byUser[userId] = list.isEmpty ? nil : list
-        return HistoryExpiry(oldestStart: list.first?.firstTime ?? .min,
-                             secondStart: list.count > 1 ? list[1].firstTime : .max, dropped: drop)
+        contents.withLock { contents in
+            var list = contents.byUser[userId] ?? []
+            var drop = 0
+            while drop + 1 < list.count, list[drop + 1].firstTime < cutoff { drop += 1 }
+            list.removeFirst(drop)
+            contents.byUser[userId] = list.isEmpty ? nil : list
+            return HistoryExpiry(oldestStart: list.first?.firstTime ?? .min,
+                                 secondStart: list.count > 1 ? list[1].firstTime : .max, dropped: drop)
+        }
     }
 }

@@ -30,7 +30,7 @@ struct TailLog: Sendable {
     /// (mutating only to reach the field's address; nothing is written).
     @inline(__always)
     mutating func prefetchForAppend() {
-        withUnsafeMutablePointer(to: &bytes) { CachePrefetch.readReferenced(at: $0, bytes: 1, maxLines: 1) }
+        CachePrefetch.read(storageOf: &bytes, elementBytes: 0, maxLines: 1)
     }
 
     // Flags: bit 0 replayed, bit 1 an attachment (its index follows), bit 2 accuracy, bit 3 speed.

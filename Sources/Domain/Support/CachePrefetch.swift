@@ -11,23 +11,42 @@ public enum CachePrefetch {
     @inline(__always)
     static func read(_ address: UnsafeRawPointer) { llvmPrefetch(address, 0, 3, 1) }
 
-    /// Starts loading the first `bytes` (at most `maxLines` lines) of the object whose reference is
-    /// stored at `field`, if any. The reference is read as bits, not retained: a retain would write
-    /// the very line being loaded, and wait for it. A class reference, an optional one (nil is zero)
-    /// and an array (a reference to its storage, whose header holds the count) are each one pointer;
-    /// a wrong guess of a layout costs speed only.
+    /// The address of `object`, nil if none, for a prefetch: from `Unmanaged`, without reading the
+    /// object or retaining it (a retain would write the very line a prefetch loads, and wait for it).
+    /// Take it in a statement of its own, before the prefetch: the reference is then used no
+    /// further, and stays unretained; passed into the call that prefetches, it was retained across it.
     @inline(__always)
-    static func readReferenced(at field: UnsafeRawPointer, bytes: Int, maxLines: Int) {
-        guard let object = referenced(at: field) else { return }
-        read(object, bytes: bytes, maxLines: maxLines)
+    static func address<Object: AnyObject>(of object: Object?) -> UnsafeRawPointer? {
+        object.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
     }
 
-    /// The address of the object whose reference is stored at `field`, nil if none: the reference
-    /// read as bits, not retained (see `readReferenced`).
+    /// Starts loading the header of `array`'s storage, where its count is, and its first `elementBytes`
+    /// bytes, without waiting for them: the count is not read (the array lends its elements' address
+    /// without it, once it is unused). The header lies before the first element (the standard
+    /// library's layout: 32 bytes, the count at 16); a wrong guess costs speed only, as a prefetch
+    /// never faults. `inout` only to be reached in place: an array passed by value is retained.
     @inline(__always)
-    static func referenced(at field: UnsafeRawPointer) -> UnsafeRawPointer? {
-        field.load(as: UnsafeRawPointer?.self)
+    static func read<Element>(storageOf array: inout [Element], elementBytes: Int, maxLines: Int) {
+        array.withUnsafeBufferPointer { elements in
+            guard let first = elements.baseAddress else { return }
+            read(UnsafeRawPointer(first) - headerCountOffset, bytes: headerCountOffset + elementBytes, maxLines: maxLines)
+        }
     }
+
+    /// Starts loading `array`'s elements from index `from` on (at most `maxLines` lines), without
+    /// waiting for them. Reads the count: ask once the header is cached (`read(storageOf:…)`), or this
+    /// waits for it. `inout` only to be reached in place: an array passed by value is retained.
+    @inline(__always)
+    static func read<Element>(elementsOf array: inout [Element], from: Int, maxLines: Int) {
+        array.withUnsafeBufferPointer { elements in
+            guard from < elements.count, let first = elements.baseAddress else { return }
+            read(UnsafeRawPointer(first + from), bytes: (elements.count - from) * MemoryLayout<Element>.stride,
+                 maxLines: maxLines)
+        }
+    }
+
+    /// How far before an array's first element its count lies.
+    private static let headerCountOffset = 16
 
     /// Starts loading the lines of `bytes` bytes from `address`, at most `maxLines` of them.
     @inline(__always)

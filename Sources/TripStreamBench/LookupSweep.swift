@@ -1,12 +1,13 @@
-import enum Runtime.WallClock
+import CommandSupport
 import Domain
 import Simulation
+import enum Runtime.WallClock
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `tripstream bench --lookup-sweep`: what one spatial lookup costs at 10k, 100k and 1M geofences
+/// `tripstream-bench --lookup-sweep`: what one spatial lookup costs at 10k, 100k and 1M geofences
 /// at equal density (the dense city's 10,000 per 13 × 10 km, the area grown with the count), so a
 /// lookup's cost can be seen to stay flat as the table grows: one point at a time, each lookup
 /// waiting for its own cache misses, and as the replay asks, each level of the next lookups loaded ahead.

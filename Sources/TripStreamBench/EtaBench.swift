@@ -1,8 +1,9 @@
 import CHeapStats
+import CommandSupport
 import Domain
 import Runtime
 
-/// `tripstream bench --eta`: what the learned ETA costs, on the bench's generated fleet.
+/// `tripstream-bench --eta`: what the learned ETA costs, on the bench's generated fleet.
 ///
 /// Learns a fleet model from the workload itself (as `replay --eta-model-out` would), so that the
 /// timed folds find their cells in it, then folds the workload in rounds that alternate three

@@ -1,11 +1,12 @@
 import CHeapStats
+import CommandSupport
 import Domain
 import Foundation
 import RocksDBIO
 import Runtime
 import Simulation
 
-/// `tripstream bench --geofence-table` and `--soak`: bounded growth. A geofence table of a million
+/// `tripstream-bench --geofence-table` and `--soak`: bounded growth. A geofence table of a million
 /// circles and ten thousand polygons, with its memory; and a long fold of a large fleet whose
 /// memory must stay flat once every user is known (history expiring behind a short horizon).
 enum ScaleBench {

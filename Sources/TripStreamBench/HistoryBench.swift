@@ -1,10 +1,11 @@
 import CHeapStats
+import CommandSupport
 import Domain
 import Foundation
 import RocksDBIO
 import Runtime
 
-/// `tripstream bench --history`: what a replay horizon costs. Memory and disk of users holding an
+/// `tripstream-bench --history`: what a replay horizon costs. Memory and disk of users holding an
 /// hour of 15 s fixes, the cost of placing a 2 h offline buffer delivered 30 min late, and restore
 /// time from the changelog alone and from a local store, in one run.
 struct HistoryBench {

@@ -4,18 +4,18 @@ import CommandLineKit
 import Glibc
 #endif
 
-/// How `tripstream` ends, as diff(1) and most tools: 0 done (diff: the runs are the same), 1 diff found
+/// How `tripstream` and `tripstream-bench` end, as diff(1) and most tools: 0 done (diff: the runs are the same), 1 diff found
 /// differences, 2 anything went wrong (a bad option, a missing file, unreachable brokers, a failed run).
-enum ExitStatus {
-    static let success: Int32 = 0
-    static let differ: Int32 = 1
-    static let failure: Int32 = 2
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    public static let differ: Int32 = 1
+    public static let failure: Int32 = 2
 
     /// Set from a command's `--verbose`: errors then carry their full detail (librdkafka's lines, source places).
-    nonisolated(unsafe) static var verbose = false
+    nonisolated(unsafe) public static var verbose = false
 
     /// Prints `error` (help to standard output, anything else as one `error: …` line to standard error) and exits.
-    static func exit(with error: any Error) -> Never {
+    public static func exit(with error: any Error) -> Never {
         if let clean = error as? CleanExit {
             Terminal.write(clean.message, to: STDOUT_FILENO)
             Glibc.exit(success)
@@ -24,7 +24,7 @@ enum ExitStatus {
         Glibc.exit(failure)
     }
 
-    static func message(for error: any Error) -> String {
+    public static func message(for error: any Error) -> String {
         switch error {
         case let usage as CommandLineError: "\(usage)"
         case let failure as CommandFailure:
@@ -34,7 +34,7 @@ enum ExitStatus {
     }
 
     /// Whether the command parsed declares `--verbose` and was given it.
-    static func isVerbose(_ parsed: ParsedArguments) -> Bool {
+    public static func isVerbose(_ parsed: ParsedArguments) -> Bool {
         parsed.command.option(named: "verbose") != nil && ((try? parsed.bool("verbose")) ?? false)
     }
 }

@@ -1,4 +1,6 @@
+import CommandSupport
 import enum Runtime.WallClock
+
 /// Timings of one benchmark stage: one warm-up, then `runs` timed runs.
 struct BenchResult {
     var seconds: [Double]
@@ -34,32 +36,4 @@ struct BenchResult {
         let rates = seconds.map { Double(items) / $0 }.sorted()
         return "\(Int(medianRate).grouped) \(unit)/s median (min \(Int(rates.first!).grouped), max \(Int(rates.last!).grouped); \(items.grouped) \(unit) per run)"
     }
-}
-
-extension Int {
-    /// 1234567 → "1,234,567".
-    var grouped: String {
-        let digits = String(Swift.abs(self))
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return self < 0 ? "-" + out : out
-    }
-}
-
-extension String {
-    init(format1 value: Double) {
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths / 10).\(Swift.abs(tenths % 10))"
-    }
-
-    init(format2 value: Double) {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = Swift.abs(hundredths % 100)
-        self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-
-    func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

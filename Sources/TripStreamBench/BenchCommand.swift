@@ -1,14 +1,15 @@
 import CommandLineKit
-import Foundation
+import CommandSupport
 import Domain
+import Foundation
 import Runtime
 import Simulation
 
-/// `tripstream bench`: throughput of the codecs, the fold and the whole replay path on a
+/// `tripstream-bench`: throughput of the codecs, the fold and the whole replay path on a
 /// generated fleet, next to Foundation's JSONDecoder decoding the same fixes, in one run.
 enum BenchCommand {
     static let spec = CommandSpec(
-        name: "bench",
+        name: "tripstream-bench",
         abstract: "Throughput of decode, fold, encode and the whole replay path, with a JSONDecoder baseline.",
         discussion: """
             Generates a fleet in memory (by default the quick set, under a minute: 20,000 users, 10,000 geofences, \

@@ -1,13 +1,14 @@
+import Codec
 import CommandLineKit
+import CommandSupport
 import Domain
 import Foundation
 import KafkaIO
 import Runtime
 import Simulation
 import Synchronization
-import Codec
 
-/// `tripstream bench --pipeline`: the Kafka path end to end on the embedded broker, exactly-once
+/// `tripstream-bench --pipeline`: the Kafka path end to end on the embedded broker, exactly-once
 /// on: throughput next to kcat consuming the same topic raw, fix-to-event latency at half that
 /// load, and restore speed from the changelog.
 enum PipelineBench {
@@ -29,7 +30,7 @@ enum PipelineBench {
         for threads in threadCounts {
             last?.instance.stop()
             try? FileManager.default.removeItem(atPath: state)
-            let cluster = try DevBrokerCommand.start(brokerCount: 1, partitions: partitions, topics: topics)
+            let cluster = try DevBrokerCluster.start(brokerCount: 1, partitions: partitions, topics: topics)
             try publish(workload, fixes: fixCount, to: cluster, topics: topics)
             let kcatRate = try kcatRate(bootstrap: cluster.bootstrapServers, topic: topics.locations, expected: fixCount)
             let instance = PipelineInstance(cluster: cluster, state: state, instance: "bench", threads: threads)

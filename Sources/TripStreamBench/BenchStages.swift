@@ -6,7 +6,7 @@ import LZ4IO
 import RocksDBIO
 import Runtime
 
-/// The stages `tripstream bench` times, each returning how many items it processed.
+/// The stages `tripstream-bench` times, each returning how many items it processed.
 struct BenchStages {
     struct Stage {
         var name: String
