@@ -6,34 +6,39 @@ import Darwin
 
 extension EtaModel {
     /// The ETA with its 10–90 % range. Without a fleet model: the √distance curve (`estimate`), its
-    /// range the prior's ratios. With one: ln ETA = w·ln(learned) + (1 − w)·ln(curve), the learned
-    /// range moved by the same factor (`bench/eta_learned.py` measured both).
+    /// range the prior's ratios. With one, in log space: ln ETA = w·ln(learned) + (1 − w)·ln(curve),
+    /// the learned range moved by the same factor (`bench/eta_learned.py` measured both); one `exp`.
     /// - Parameters:
     ///   - edgeDistance: meters to the destination's edge (0 inside).
     ///   - position: the fix's position, for the map's pace there.
+    ///   - destination: the destination's center, for the map's pace there (nil: taken as here).
     public static func estimateWithRange(centerDistance: Double, edgeDistance: Double, position: Coordinate,
-                                         time: UnixMillis, elapsedSeconds: Double, pace: TripPace,
-                                         mode: TravelMode, learning: EtaLearning, settings: EtaSettings) -> Eta
+                                         destination: Coordinate?, time: UnixMillis, elapsedSeconds: Double,
+                                         pace: TripPace, mode: TravelMode, learning: EtaLearning,
+                                         settings: EtaSettings) -> Eta
     {
-        var eta = estimate(centerDistance: centerDistance, mode: mode, learning: learning, settings: settings)
-        let curve = Double(eta.durationSeconds)
-        guard let model = settings.fleetModel else {
-            eta.durationLowSeconds = wholeSeconds(curve * exp(settings.priorLowLogRatio), atLeast: 0)
-            eta.durationHighSeconds = wholeSeconds(curve * exp(settings.priorHighLogRatio), atLeast: curve)
+        guard let model = settings.fleetModelBox?.model else {
+            var eta = estimate(centerDistance: centerDistance, mode: mode, learning: learning, settings: settings)
+            let curve = Double(eta.durationSeconds)
+            eta.durationLowSeconds = wholeSeconds(curve * settings.priorLowFactor, atLeast: 0)
+            eta.durationHighSeconds = wholeSeconds(curve * settings.priorHighFactor, atLeast: curve)
             return eta
         }
-        let features = EtaFeatures(edgeDistance: edgeDistance, elapsedSeconds: elapsedSeconds, pace: pace,
-                                   mapLogSpeed: model.paceMap.logSpeed(at: position, time: time))
+        let here = model.logSpeed(at: position, time: time)
+        let there = destination.map { model.logSpeed(at: $0, time: time) } ?? here
+        let features = EtaFeatures(TripFeatures(edgeDistance: edgeDistance, elapsedSeconds: elapsedSeconds, pace: pace),
+                                   mapLogSpeed: here, destinationLogSpeed: there)
         let learned = model.estimate(features)
-        let w = settings.learnedWeight
+        let logCurve = logScale(learning, settings) + 0.5 * log(max(centerDistance, settings.distanceFloor))
+            + settings.logShrink + settings.logModeFactor(mode)
         // The fleet taught the model at a car's pace; the curve already has the mode's factor.
-        let blended = exp(w * log(learned.seconds * settings.modeFactor(mode)) + (1 - w) * log(curve))
-        let shift = blended / learned.seconds
-        let seconds = max(settings.minimumSeconds, blended)
-        eta.durationSeconds = wholeSeconds(seconds, atLeast: 0)
-        eta.durationLowSeconds = wholeSeconds(min(learned.low * shift, seconds), atLeast: 0)
-        eta.durationHighSeconds = wholeSeconds(max(learned.high * shift, seconds), atLeast: 0)
-        return eta
+        let w = settings.learnedWeight
+        let blended = exp(w * (learned.logSeconds + settings.logModeFactor(mode)) + (1 - w) * logCurve)
+        let seconds = min(max(settings.minimumSeconds, blended), 86_400)
+        return Eta(durationSeconds: wholeSeconds(seconds, atLeast: 0),
+                   distanceMeters: distanceMeters(centerDistance, settings),
+                   durationLowSeconds: wholeSeconds(min(seconds * learned.lowFactor, seconds), atLeast: 0),
+                   durationHighSeconds: wholeSeconds(max(seconds * learned.highFactor, seconds), atLeast: 0))
     }
 
     private static func wholeSeconds(_ seconds: Double, atLeast floor: Double) -> Int32 {
@@ -43,15 +48,19 @@ extension EtaModel {
 
 extension EtaModel {
     /// Feeds the partition's learner a trip's step (`speed`, m/s; nil for its first fix) and, when
-    /// one is due, a learning sample of the trip's features now.
+    /// one is due, a learning sample of the trip now.
     static func learnStep(_ speed: Double?, at position: Coordinate, time: UnixMillis, trip: inout TripProgress,
                           edgeDistance: Double, learner: EtaLearner)
     {
-        if let speed { learner.observeStep(speed: speed, at: position, time: time) }
+        if let speed {
+            learner.observeStep(speed: speed, at: position, time: time, fold: trip.etaSamples.learningFold ?? 0)
+        }
         let elapsed = time - trip.snapshot.startedAt
-        guard trip.etaSamples.isDue(elapsed: elapsed) else { return }
-        let features = EtaFeatures(edgeDistance: edgeDistance, elapsedSeconds: Double(elapsed) / 1000, pace: trip.pace,
-                                   mapLogSpeed: learner.current.paceMap.logSpeed(at: position, time: time))
-        trip.etaSamples.append(EtaSampleList.Sample(time: time, features: features), elapsed: elapsed)
+        guard trip.etaSamples.isDue(elapsed: elapsed),
+            let destination = trip.snapshot.destinationLocation ?? trip.snapshot.plan.destinationCoordinates
+        else { return }
+        let features = TripFeatures(edgeDistance: edgeDistance, elapsedSeconds: Double(elapsed) / 1000, pace: trip.pace)
+        trip.etaSamples.append(EtaSampleList.Sample(time: time, position: position, destination: destination,
+                                                    trip: features), elapsed: elapsed)
     }
 }
