@@ -1,4 +1,4 @@
-import Domain
+@testable import Domain
 import Testing
 
 #if canImport(Glibc)
@@ -78,6 +78,19 @@ import Darwin
             if column != (libm & 0x0FFF_FFFF) { differing += 1 }
         }
         #expect(differing == 0)
+    }
+
+    @Test func theFeaturesLogIsLibmsToFifteenDigits() {
+        var random = Random(state: 13)
+        for _ in 0..<100_000 {
+            let x = exp(-20 + 60 * random.uniform())  // 2e-9 … 1e17
+            #expect(abs(naturalLog(x) - log(x)) <= 1e-15 * max(1, abs(log(x))))
+        }
+        for x in [1.0, 2, 30, 60, 0.5, 1.4142135623730951, 1.4142135623730954, 86_400] {
+            #expect(abs(naturalLog(x) - log(x)) <= 1e-15 * max(1, abs(log(x))))
+        }
+        #expect(naturalLog(0) == -.infinity && naturalLog(-1).isNaN && naturalLog(.nan).isNaN)
+        #expect(naturalLog(.infinity) == .infinity && naturalLog(5e-324) == log(5e-324))
     }
 
     @Test func theMapLearnsACellsSpeedAndForgetsCellsNotSeenForFourWeeks() {

@@ -24,12 +24,11 @@ extension EtaModel {
             eta.durationHighSeconds = wholeSeconds(curve * settings.priorHighFactor, atLeast: curve)
             return eta
         }
-        let here = model.logSpeed(at: position, time: time)
-        let there = destination.map { model.logSpeed(at: $0, time: time) } ?? here
+        let paces = model.logSpeeds(at: position, destination: destination, time: time)
         let features = EtaFeatures(TripFeatures(edgeDistance: edgeDistance, elapsedSeconds: elapsedSeconds, pace: pace),
-                                   mapLogSpeed: here, destinationLogSpeed: there)
+                                   mapLogSpeed: paces.here, destinationLogSpeed: paces.destination)
         let learned = model.estimate(features)
-        let logCurve = logScale(learning, settings) + 0.5 * log(max(centerDistance, settings.distanceFloor))
+        let logCurve = logScale(learning, settings) + 0.5 * naturalLog(max(centerDistance, settings.distanceFloor))
             + settings.logShrink + settings.logModeFactor(mode)
         // The fleet taught the model at a car's pace; the curve already has the mode's factor.
         let w = settings.learnedWeight

@@ -37,19 +37,29 @@ public struct EtaPaceMap: Sendable, Equatable {
     }
 
     /// The key of `position`'s cell and `bucket` (`wholeWeek` for the week's count).
-    public static func key(of position: Coordinate, bucket: UInt8) -> UInt64 {
-        let latitude = position.latitude
-        let row = Int32(clamping: Int64((latitude / cellDegrees).rounded(.down)))
-        let column = Int32(clamping: Int64((position.longitude * cosine(ofDegrees: latitude) / cellDegrees)
-                                                .rounded(.down)))
-        // 28 bits of row and 28 of column cover the globe at this cell size; 8 bits of bucket.
-        return UInt64(UInt32(bitPattern: row) & 0x0FFF_FFFF) << 36
-            | UInt64(UInt32(bitPattern: column) & 0x0FFF_FFFF) << 8 | UInt64(bucket)
+    public static func key(of position: Coordinate, bucket: UInt8) -> UInt64 { cellKey(of: position) | UInt64(bucket) }
+
+    /// `cellDegrees` in the coordinates' fixed point (10⁻⁷ degree).
+    private static let cellE7: Int64 = 50_000
+
+    /// The key of `position`'s cell with a bucket byte of 0: the row from the latitude's integer, the
+    /// column from the longitude scaled by cos(latitude). 28 bits of row and 28 of column cover the
+    /// globe at this cell size; 8 bits of bucket.
+    @inline(__always)
+    static func cellKey(of position: Coordinate) -> UInt64 {
+        let row = floorDivide(Int64(position.latitudeE7), cellE7)
+        let scaled = Double(position.longitudeE7) * cosine(ofDegrees: Double(position.latitudeE7) * 1e-7)
+            / Double(cellE7)
+        let truncated = Int64(scaled)  // |scaled| ≤ 36,000
+        let column = Double(truncated) > scaled ? truncated - 1 : truncated
+        return UInt64(UInt32(truncatingIfNeeded: row) & 0x0FFF_FFFF) << 36
+            | UInt64(UInt32(truncatingIfNeeded: column) & 0x0FFF_FFFF) << 8
     }
 
     /// cos of a latitude, by its Taylor series to the 14th power (error below 10⁻¹⁰ on ±90°): the same
     /// bits on every platform, where libm's `cos` may differ in the last one and move a cell's edge,
     /// and a third of its cost on every fix.
+    @inline(__always)
     static func cosine(ofDegrees degrees: Double) -> Double {
         let x = degrees * (Double.pi / 180)
         let x2 = x * x
@@ -124,6 +134,7 @@ public struct EtaPaceMap: Sendable, Equatable {
         fleet.merge(other.fleet)
     }
 
+    @inline(__always)
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q

@@ -52,10 +52,12 @@ struct EtaPaceTable: Sendable {
         }
     }
 
-    /// ln(meters per second) the fleet drives at `position` at `time` (`EtaPaceMap.logSpeed`).
-    func logSpeed(at position: Coordinate, time: UnixMillis) -> Double {
-        let cell = EtaPaceMap.key(of: position, bucket: 0)
-        if let pace = pace(cell | UInt64(EtaPaceMap.bucket(of: time))) { return Double(pace) }
+    /// ln(meters per second) the fleet drives at `position` in the time-of-week `bucket`
+    /// (`EtaPaceMap.logSpeed`).
+    @inline(__always)
+    func logSpeed(at position: Coordinate, bucket: UInt8) -> Double {
+        let cell = EtaPaceMap.cellKey(of: position)
+        if let pace = pace(cell | UInt64(bucket)) { return Double(pace) }
         if let pace = pace(cell | UInt64(EtaPaceMap.wholeWeek)) { return Double(pace) }
         return prior
     }

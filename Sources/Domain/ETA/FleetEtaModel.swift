@@ -49,6 +49,7 @@ public struct FleetEtaModel: Sendable, Equatable {
     public private(set) var residuals: [ResidualHistogram]
 
     // Derived when the statistics change, read on every fix.
+    private let limits = Limits()
     private var paceTable: EtaPaceTable
     private var coefficients: (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>)
     /// Per band: the median residual, exp(10 % − median) and exp(90 % − median).
@@ -85,14 +86,23 @@ public struct FleetEtaModel: Sendable, Equatable {
     /// ln of the median ETA, seconds, and the factors from it to the 10 % and the 90 % ends of its range.
     @inline(__always)
     public func estimate(_ features: EtaFeatures) -> (logSeconds: Double, lowFactor: Double, highFactor: Double) {
-        let range = bandRanges[Self.band(of: features)]
+        let range = bandRanges[limits.band(of: features)]
         return ((coefficients(for: features) * features.vector).sum() + range.median, range.low, range.high)
     }
 
     /// The map's ln(speed) at `position` at `time`.
-    @inline(__always)
     public func logSpeed(at position: Coordinate, time: UnixMillis) -> Double {
-        paceTable.logSpeed(at: position, time: time)
+        paceTable.logSpeed(at: position, bucket: EtaPaceMap.bucket(of: time))
+    }
+
+    /// The map's ln(speed) at `position` and at `destination` (nil: here again) at `time`.
+    @inline(__always)
+    public func logSpeeds(at position: Coordinate, destination: Coordinate?, time: UnixMillis)
+        -> (here: Double, destination: Double)
+    {
+        let bucket = EtaPaceMap.bucket(of: time)
+        let here = paceTable.logSpeed(at: position, bucket: bucket)
+        return (here, destination.map { paceTable.logSpeed(at: $0, bucket: bucket) } ?? here)
     }
 
     /// The coefficients of a regime (0: the approach), as an array (for tests and tools).
@@ -104,8 +114,8 @@ public struct FleetEtaModel: Sendable, Equatable {
     @inline(__always)
     private func coefficients(for features: EtaFeatures) -> SIMD8<Double> {
         let logEdge = features.logEdge
-        return logEdge < Self.regimeLogLimits[0] ? coefficients.0
-            : logEdge < Self.regimeLogLimits[1] ? coefficients.1 : coefficients.2
+        return logEdge < limits.approach ? coefficients.0 : logEdge < limits.neighbourhood ? coefficients.1
+            : coefficients.2
     }
 
     static func regime(of features: EtaFeatures) -> Int {
@@ -114,13 +124,23 @@ public struct FleetEtaModel: Sendable, Equatable {
     }
 
     /// The residual band of `features`: distance band × (number of progress bands) + progress band.
-    static func band(of features: EtaFeatures) -> Int {
-        let logEdge = features.logEdge, logAhead = features.logShareAhead
-        var distance = 0
-        while distance < bandLogLimits.count, logEdge >= bandLogLimits[distance] { distance += 1 }
-        var progress = 0
-        while progress < progressLogLimits.count, logAhead <= progressLogLimits[progress] { progress += 1 }
-        return distance * (progressLimits.count + 1) + progress
+    static func band(of features: EtaFeatures) -> Int { Limits().band(of: features) }
+
+    /// The regime and band limits as the features hold them, kept in the model: read on every fix,
+    /// where a global constant computed by `log` would be a lazy initialization's check each time.
+    struct Limits: Sendable {
+        let approach = FleetEtaModel.regimeLogLimits[0], neighbourhood = FleetEtaModel.regimeLogLimits[1]
+        let distance = FleetEtaModel.bandLogLimits, progress = FleetEtaModel.progressLogLimits
+
+        @inline(__always)
+        func band(of features: EtaFeatures) -> Int {
+            let logEdge = features.logEdge, logAhead = features.logShareAhead
+            var band = 0
+            for limit in distance where logEdge >= limit { band += 1 }
+            band *= progress.count + 1
+            for limit in progress where logAhead <= limit { band += 1 }
+            return band
+        }
     }
 
     // MARK: - Learning

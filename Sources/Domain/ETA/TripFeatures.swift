@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The features a trip's own fixes give (`EtaFeatures` adds the map's): logs of the distance to the
 /// destination's edge, of the time since the start, of the first distance, of the recent speed and
 /// of the closing rate.
@@ -24,11 +18,11 @@ public struct TripFeatures: Sendable, Equatable {
 
     public init(edgeDistance: Double, elapsedSeconds: Double, pace: TripPace) {
         let initial = pace.initialEdgeDistance.isNaN ? edgeDistance : Double(pace.initialEdgeDistance)
-        logEdge = log(max(edgeDistance, 0) + EtaFeatures.edgePadding)
-        logElapsed = log(max(elapsedSeconds, 0) + 60)
-        logInitialEdge = log(max(initial, 0) + EtaFeatures.edgePadding)
-        logSpeed = log(max(Double(pace.recentSpeed), 0) + 1)
-        logClosing = log(max(Double(pace.closingRate), 0) + 1)
+        logEdge = naturalLog(max(edgeDistance, 0) + EtaFeatures.edgePadding)
+        logElapsed = naturalLog(max(elapsedSeconds, 0) + 60)
+        logInitialEdge = naturalLog(max(initial, 0) + EtaFeatures.edgePadding)
+        logSpeed = naturalLog(max(Double(pace.recentSpeed), 0) + 1)
+        logClosing = naturalLog(max(Double(pace.closingRate), 0) + 1)
     }
 
     /// By bit pattern, as the state store compares what it restores.
