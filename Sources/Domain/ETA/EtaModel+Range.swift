@@ -17,17 +17,18 @@ extension EtaModel {
                                          pace: TripPace, mode: TravelMode, learning: EtaLearning,
                                          settings: EtaSettings) -> Eta
     {
-        guard let model = settings.fleetModelBox?.model else {
+        // The box, not a copy of the model out of it: a copy retained and released each of its arrays.
+        guard let box = settings.fleetModelBox else {
             var eta = estimate(centerDistance: centerDistance, mode: mode, learning: learning, settings: settings)
             let curve = Double(eta.durationSeconds)
             eta.durationLowSeconds = wholeSeconds(curve * settings.priorLowFactor, atLeast: 0)
             eta.durationHighSeconds = wholeSeconds(curve * settings.priorHighFactor, atLeast: curve)
             return eta
         }
-        let paces = model.logSpeeds(at: position, destination: destination, time: time)
+        let paces = box.model.logSpeeds(at: position, destination: destination, time: time)
         let features = EtaFeatures(TripFeatures(edgeDistance: edgeDistance, elapsedSeconds: elapsedSeconds, pace: pace),
                                    mapLogSpeed: paces.here, destinationLogSpeed: paces.destination)
-        let learned = model.estimate(features)
+        let learned = box.model.estimate(features)
         let logCurve = logScale(learning, settings) + 0.5 * naturalLog(max(centerDistance, settings.distanceFloor))
             + settings.logShrink + settings.logModeFactor(mode)
         // The fleet taught the model at a car's pace; the curve already has the mode's factor.
@@ -40,8 +41,13 @@ extension EtaModel {
                    durationHighSeconds: wholeSeconds(max(seconds * learned.highFactor, seconds), atLeast: 0))
     }
 
+    /// `seconds` rounded half away from zero (as `rounded()`, without its libm call on every fix), at
+    /// least `floor` (≥ 0) and at most `Int32.max`.
     private static func wholeSeconds(_ seconds: Double, atLeast floor: Double) -> Int32 {
-        Int32(min(max(seconds, floor).rounded(), Double(Int32.max)))
+        let clamped = min(max(seconds, floor), Double(Int32.max))
+        guard clamped >= 0 else { return 0 }  // NaN
+        let whole = Int32(clamped)
+        return clamped - Double(whole) >= 0.5 ? whole + 1 : whole
     }
 }
 

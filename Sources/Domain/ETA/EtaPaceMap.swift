@@ -74,10 +74,12 @@ public struct EtaPaceMap: Sendable, Equatable {
     }
 
     /// The time-of-week bucket of `time`: weeks start on Monday 00:00 UTC.
+    @inline(__always)
     public static func bucket(of time: UnixMillis) -> UInt8 {
-        let hours = floorDivide(time, 3_600_000) + 72  // 1970-01-01 was a Thursday
-        let hourOfWeek = ((hours % 168) + 168) % 168
-        return UInt8(hourOfWeek / bucketHours)
+        // 1970-01-01 was a Thursday. Unsigned division by constants (a multiply) for every time since.
+        let hourOfWeek = time >= 0 ? Int64((UInt64(time) / 3_600_000 + 72) % 168)
+            : ((floorDivide(time, 3_600_000) + 72) % 168 + 168) % 168
+        return UInt8(truncatingIfNeeded: hourOfWeek / bucketHours)
     }
 
     static func hour(of time: UnixMillis) -> UInt32 {
