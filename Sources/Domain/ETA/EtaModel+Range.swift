@@ -17,37 +17,52 @@ extension EtaModel {
                                          pace: TripPace, mode: TravelMode, learning: EtaLearning,
                                          settings: EtaSettings) -> Eta
     {
-        // The box, not a copy of the model out of it: a copy retained and released each of its arrays.
-        guard let box = settings.fleetModelBox else {
+        guard let box = settings.fleetModelReference() else {
             var eta = estimate(centerDistance: centerDistance, mode: mode, learning: learning, settings: settings)
             let curve = Double(eta.durationSeconds)
             eta.durationLowSeconds = wholeSeconds(curve * settings.priorLowFactor, atLeast: 0)
             eta.durationHighSeconds = wholeSeconds(curve * settings.priorHighFactor, atLeast: curve)
             return eta
         }
-        let paces = box.model.logSpeeds(at: position, destination: destination, time: time)
-        let features = EtaFeatures(TripFeatures(edgeDistance: edgeDistance, elapsedSeconds: elapsedSeconds, pace: pace),
-                                   mapLogSpeed: paces.here, destinationLogSpeed: paces.destination)
-        let learned = box.model.estimate(features)
-        let logCurve = logScale(learning, settings) + 0.5 * naturalLog(max(centerDistance, settings.distanceFloor))
-            + settings.logShrink + settings.logModeFactor(mode)
-        // The fleet taught the model at a car's pace; the curve already has the mode's factor.
-        let w = settings.learnedWeight
-        let blended = exp(w * (learned.logSeconds + settings.logModeFactor(mode)) + (1 - w) * logCurve)
-        let seconds = min(max(settings.minimumSeconds, blended), 86_400)
-        return Eta(durationSeconds: wholeSeconds(seconds, atLeast: 0),
-                   distanceMeters: distanceMeters(centerDistance, settings),
-                   durationLowSeconds: wholeSeconds(min(seconds * learned.lowFactor, seconds), atLeast: 0),
-                   durationHighSeconds: wholeSeconds(max(seconds * learned.highFactor, seconds), atLeast: 0))
+        let logModeFactor = settings.logModeFactor(mode), weight = settings.learnedWeight
+        let minimumSeconds = settings.minimumSeconds, distance = distanceMeters(centerDistance, settings)
+        let logCurve = logScale(learning, settings) + settings.logShrink
+            + 0.5 * naturalLog(max(centerDistance, settings.distanceFloor))
+        return box.estimate(logCurve: logCurve, logModeFactor: logModeFactor, weight: weight,
+                            minimumSeconds: minimumSeconds, distanceMeters: distance, edgeDistance: edgeDistance,
+                            position: position, destination: destination, time: time,
+                            elapsedSeconds: elapsedSeconds, pace: pace)
     }
 
     /// `seconds` rounded half away from zero (as `rounded()`, without its libm call on every fix), at
     /// least `floor` (≥ 0) and at most `Int32.max`.
-    private static func wholeSeconds(_ seconds: Double, atLeast floor: Double) -> Int32 {
+    @inline(__always)
+    static func wholeSeconds(_ seconds: Double, atLeast floor: Double) -> Int32 {
         let clamped = min(max(seconds, floor), Double(Int32.max))
         guard clamped >= 0 else { return 0 }  // NaN
         let whole = Int32(clamped)
         return clamped - Double(whole) >= 0.5 ? whole + 1 : whole
+    }
+}
+
+extension FleetModelBox {
+    /// The fleet model's part of `EtaModel.estimateWithRange`, a method of the box that holds the
+    /// model: called through the settings' reference, the model is read where it lies. (Bound out of
+    /// the settings, the optimizer copied the whole settings struct on every fix to keep it alive.)
+    func estimate(logCurve: Double, logModeFactor: Double, weight w: Double, minimumSeconds: Double,
+                  distanceMeters: Int32, edgeDistance: Double, position: Coordinate, destination: Coordinate?,
+                  time: UnixMillis, elapsedSeconds: Double, pace: TripPace) -> Eta
+    {
+        let paces = model.logSpeeds(at: position, destination: destination, time: time)
+        let features = EtaFeatures(TripFeatures(edgeDistance: edgeDistance, elapsedSeconds: elapsedSeconds, pace: pace),
+                                   mapLogSpeed: paces.here, destinationLogSpeed: paces.destination)
+        let learned = model.estimate(features)
+        // The fleet taught the model at a car's pace; the curve already has the mode's factor.
+        let blended = exp(w * (learned.logSeconds + logModeFactor) + (1 - w) * (logCurve + logModeFactor))
+        let seconds = min(max(minimumSeconds, blended), 86_400)
+        return Eta(durationSeconds: EtaModel.wholeSeconds(seconds, atLeast: 0), distanceMeters: distanceMeters,
+                   durationLowSeconds: EtaModel.wholeSeconds(min(seconds * learned.lowFactor, seconds), atLeast: 0),
+                   durationHighSeconds: EtaModel.wholeSeconds(max(seconds * learned.highFactor, seconds), atLeast: 0))
     }
 }
 

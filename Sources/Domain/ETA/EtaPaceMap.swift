@@ -47,7 +47,8 @@ public struct EtaPaceMap: Sendable, Equatable {
     /// globe at this cell size; 8 bits of bucket.
     @inline(__always)
     static func cellKey(of position: Coordinate) -> UInt64 {
-        let row = floorDivide(Int64(position.latitudeE7), cellE7)
+        let latitude = Int64(position.latitudeE7)
+        let row = (latitude >= 0 ? latitude : latitude - (cellE7 - 1)) / cellE7  // rounded down
         let scaled = Double(position.longitudeE7) * cosine(ofDegrees: Double(position.latitudeE7) * 1e-7)
             / Double(cellE7)
         let truncated = Int64(scaled)  // |scaled| ≤ 36,000

@@ -130,16 +130,16 @@ public struct FleetEtaModel: Sendable, Equatable {
     /// where a global constant computed by `log` would be a lazy initialization's check each time.
     struct Limits: Sendable {
         let approach = FleetEtaModel.regimeLogLimits[0], neighbourhood = FleetEtaModel.regimeLogLimits[1]
-        let distance = FleetEtaModel.bandLogLimits, progress = FleetEtaModel.progressLogLimits
+        // Five distance limits and two progress limits, as scalars: no array, no bounds check per fix.
+        let d0 = bandLogLimits[0], d1 = bandLogLimits[1], d2 = bandLogLimits[2], d3 = bandLogLimits[3]
+        let d4 = bandLogLimits[4], p0 = progressLogLimits[0], p1 = progressLogLimits[1]
 
         @inline(__always)
         func band(of features: EtaFeatures) -> Int {
             let logEdge = features.logEdge, logAhead = features.logShareAhead
-            var band = 0
-            for limit in distance where logEdge >= limit { band += 1 }
-            band *= progress.count + 1
-            for limit in progress where logAhead <= limit { band += 1 }
-            return band
+            let distance = (logEdge >= d0 ? 1 : 0) + (logEdge >= d1 ? 1 : 0) + (logEdge >= d2 ? 1 : 0)
+                + (logEdge >= d3 ? 1 : 0) + (logEdge >= d4 ? 1 : 0)
+            return distance * 3 + (logAhead <= p0 ? 1 : 0) + (logAhead <= p1 ? 1 : 0)
         }
     }
 

@@ -16,6 +16,7 @@ public struct TripFeatures: Sendable, Equatable {
         self.logClosing = logClosing
     }
 
+    @inline(__always)
     public init(edgeDistance: Double, elapsedSeconds: Double, pace: TripPace) {
         let initial = pace.initialEdgeDistance.isNaN ? edgeDistance : Double(pace.initialEdgeDistance)
         logEdge = naturalLog(max(edgeDistance, 0) + EtaFeatures.edgePadding)

@@ -24,12 +24,14 @@ public enum EtaModel {
     }
 
     /// ln A of the curve A·√d: the prior's, moved by what the user's arrived trips taught.
+    @inline(__always)
     static func logScale(_ learning: EtaLearning, _ settings: EtaSettings) -> Double {
         (Double(learning.logScaleSum) + settings.priorWeight * settings.logScalePrior)
             / (Double(learning.observations) + settings.priorWeight)
     }
 
     /// `eta.distance`: the straight line times the road's circuity.
+    @inline(__always)
     static func distanceMeters(_ centerDistance: Double, _ settings: EtaSettings) -> Int32 {
         Int32(min((max(centerDistance, 0) * settings.circuity).rounded(), Double(Int32.max)))
     }

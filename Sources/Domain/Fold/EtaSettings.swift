@@ -36,17 +36,20 @@ public struct EtaSettings: Sendable, Equatable {
     }
 
     /// ln `modeFactor(mode)`, without a log per fix.
+    @inline(__always)
     func logModeFactor(_ mode: TravelMode) -> Double {
         switch mode {
         case .car: 0
-        case .truck: Self.logModeFactors.truck
-        case .motorbike: Self.logModeFactors.motorbike
-        case .bike: Self.logModeFactors.bike
-        case .foot: Self.logModeFactors.foot
+        case .truck: logTruckFactor
+        case .motorbike: logMotorbikeFactor
+        case .bike: logBikeFactor
+        case .foot: logFootFactor
         }
     }
 
-    private static let logModeFactors = (truck: log(1.15), motorbike: log(0.9), bike: log(1.9), foot: log(5.5))
+    /// Kept in the settings: a global computed by `log` would check its lazy initialization per read.
+    private let logTruckFactor = log(1.15), logMotorbikeFactor = log(0.9), logBikeFactor = log(1.9)
+    private let logFootFactor = log(5.5)
 
     /// The fleet's learned model (`FleetEtaModel`, from `--eta-model FILE`): an explicit, versioned
     /// input, read-only in the fold, so an ETA depends on it and the user's own inputs only, whatever
@@ -59,7 +62,11 @@ public struct EtaSettings: Sendable, Equatable {
     public var hasFleetModel: Bool { fleetModelBox != nil }
     /// Held by reference: settings are copied with every fold context and the model is a few hundred
     /// bytes of arrays and vectors, which each copy moved and retained (on every fix).
-    private(set) var fleetModelBox: FleetModelBox?
+    private var fleetModelBox: FleetModelBox?
+    /// The box, returned retained. Projected out of the settings instead, the optimizer copied the
+    /// whole settings struct around each use, to keep the box alive (on every fix).
+    @inline(never)
+    func fleetModelReference() -> FleetModelBox? { fleetModelBox }
     /// Weight of the learned model's ln ETA against the √distance curve's (which learns per user).
     /// Default: 0.7 (`bench/eta_learned.py`).
     public var learnedWeight: Double = 0.7
