@@ -17,6 +17,7 @@
 # Usage: .ci/kafka-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/kafka-helpers.sh
 tripstream=${1:-.build/debug/tripstream}
 [ -x "$tripstream" ] || swift build --product tripstream
 work=$(mktemp -d)
@@ -42,8 +43,7 @@ else
 fi
 
 echo "-- building the Sarama consumer (GOPATH mode, Debian's sarama)" >&2
-GOPATH=/usr/share/gocode GO111MODULE=off go build -o "$work/sarama-consumer" ./.ci/sarama-consumer 2>"$work/go.log" \
-    || { cat "$work/go.log" >&2; exit 1; }
+build_sarama_consumer "$work"
 
 echo "-- simulating a fleet and publishing it with kcat" >&2
 # Small enough for the mock's ~5 MiB per partition (it drops older records beyond that); an hour
@@ -53,14 +53,10 @@ echo "-- simulating a fleet and publishing it with kcat" >&2
 # The late users' geofences, trip starts and fixes join the inputs; the offline buffers are the
 # fixes file's last lines, published after everything else (and after the last restart).
 buffered=$(python3 .ci/late_buffer.py generate --inputs "$work/in" --manifest "$work/late.json")
-# kcat lines: key<TAB>value, the key being tag/externalId for geofences and userId otherwise.
-python3 .ci/keyed.py geofence <"$work/in/geofences.ndjson" >"$work/geofences.kv"
-python3 .ci/keyed.py user <"$work/in/commands.ndjson" >"$work/commands.kv"
-python3 .ci/keyed.py user <"$work/in/fixes.ndjson" >"$work/fixes.kv"
+keyed_inputs "$work/in" "$work"
 head -n "-$buffered" "$work/fixes.kv" >"$work/fixes.live"
 tail -n "$buffered" "$work/fixes.kv" >"$work/fixes.late"
 split -n l/4 -d "$work/fixes.live" "$work/fixes.part."
-publish() { kcat -P -b "$brokers" -t "$1" -K $'\t' -z lz4 <"$2"; }
 publish tripstream.geofences "$work/geofences.kv"
 publish tripstream.trip-commands "$work/commands.kv"
 
@@ -74,23 +70,8 @@ start_run() {  # [state dir]
     run_pid=$!
     pids+=($run_pid)
 }
-# The sum of a metric's samples (a name, or a name with its labels) on the running service; -1 if none.
-metric() {
-    { curl -s "http://127.0.0.1:$metrics_port/metrics" 2>/dev/null || true; } \
-        | awk -v name="$1" 'index($0, name) == 1 {sum += $NF; n++} END {print (n ? sum : -1)}'
-}
-# Waits (up to 60 s) until `metric NAME` satisfies an awk condition on v, e.g. wait_for consumed 'v > 0'.
-wait_for() {
-    local v
-    for _ in $(seq 300); do
-        v=$(metric "$1")
-        awk -v v="$v" "BEGIN {exit !($2)}" && return 0
-        sleep 0.2
-    done
-    echo "tripstream run (pid $run_pid): $1 still $v after 60 s, wanted $2" >&2
-    grep -v CONFWARN "$work/run.log" | tail -20 >&2
-    exit 1
-}
+metric() { metric_at "$metrics_port" "$1"; }
+wait_for() { wait_for_at "$metrics_port" "$1" "$2" "$work/run.log"; }
 sigkill_restart() {  # why [state dir of the next]
     echo "-- SIGKILL tripstream run (pid $run_pid) $1, then restart" >&2
     kill -9 "$run_pid"

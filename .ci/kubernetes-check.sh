@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Kubernetes manifests in deploy/kubernetes/: valid against a pinned Kubernetes version's
-# schemas (kubernetes-validate, offline, strict: no unknown fields), and keeping what README's
+# schemas (kubernetes-validate, offline, strict: no unknown fields), and keeping what docs/operating.md's
 # operations guide relies on (.ci/kubernetes_invariants.py). No cluster is needed, nor used.
 # Usage: .ci/kubernetes-check.sh
 set -euo pipefail

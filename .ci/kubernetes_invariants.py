@@ -1,4 +1,4 @@
-"""What deploy/kubernetes/ must keep beyond its schema, from README's operations guide: the pod
+"""What deploy/kubernetes/ must keep beyond its schema, from docs/operating.md (the operations guide): the pod
 name is the instance id (static membership), the state directory is on the StatefulSet's volume,
 readiness is /ready and liveness /health, the grace period outlasts --shutdown-timeout, a
 PodDisruptionBudget covers the pods, and the client properties come from a Secret.

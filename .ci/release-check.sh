@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 debug=$1
-swift build -c release --product tripstream
+. scripts/lib/release-build.sh
+build_release_tripstream
 release=.build/release/tripstream
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes every decoder of untrusted bytes (README, "Fuzzing"): the JSON record decoders, the
+# Fuzzes every decoder of untrusted bytes (docs/fuzzing.md): the JSON record decoders, the
 # binary state decoders and the LZ4 frame decoder. A crash, a trap, a sanitizer report or a broken
 # round trip fails the run and leaves the input in the artifacts directory.
 #

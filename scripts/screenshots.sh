@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes README's pictures, docs/console.png and docs/tracking.png: a demo fleet seen by the console and by one
+# Makes the pictures of README and docs/console-and-tracking.md, docs/console.png and docs/tracking.png: a demo fleet seen by the console and by one
 # customer's tracking page, in headless Chromium (the same run as CI's .ci/console-check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,11 +2,14 @@
 # The tests: unit and in-process Kafka tests (swift test), a short fuzz run of the decoders, then
 # checks across processes and against independent implementations: the schemas with Python's
 # jsonschema, replay determinism, late arrival (two arrival orders, one result), the real Porto trajectories,
-# the release build against the debug build, replay from topics, archives and files,
-# and the Kafka runtime with kcat and a Sarama consumer.
+# the release build against the debug build, the runtime's deterministic simulation, replay from topics, archives
+# and files, and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+
+echo "== web: node --check on the pages' scripts, node --test on Tests/web (.ci/web-check.sh)" >&2
+.ci/web-check.sh
 
 echo "== swift test" >&2
 swift build --build-tests
@@ -34,6 +37,10 @@ python3 schemas/validate.py event "$work/replay-1/events.ndjson"
 echo "== diff: the same replay on 1 and 2 threads has no difference" >&2
 "$tripstream" diff "$work/replay-1" "$work/replay-2" --show 0 >/dev/null
 python3 schemas/validate.py eta-update "$work/replay-1/eta.ndjson"
+echo "== docs: links and repository paths resolve, README is a front door, the documented replay outputs are what replay writes" >&2
+.ci/docs-check.sh "$work/replay-1"
+echo "== docs' SQL: every sql block of README and docs/ runs as printed in DuckDB's CLI over the Porto replay" >&2
+.ci/sql-check.sh "$work/replay-1"
 
 echo "== replay: a simulated fleet with offline replays and duplicates, events valid" >&2
 "$tripstream" simulate --users 150 --geofences 200 --duration 20m --offline-chance 0.01 --out "$work/sim" >/dev/null
@@ -97,12 +104,14 @@ others_removed = {g: r for g, (a, r) in rows.items() if not g.endswith("/" + dro
 if added or others_removed or rows.get("store/" + dropped, (0, 0))[1] == 0:
     sys.exit(f"dropping {dropped}: {added} added, other geofences' events added or removed: {others_removed}\n{text[:1500]}")
 PY
-echo "== analysts: DuckDB queries over the fleet's events agree with plain Python (analysts/queries.py)" >&2
+echo "== analysts: DuckDB queries over the fleet's outputs (analysts/views.sql) agree with plain Python (analysts/queries.py)" >&2
 python3 analysts/queries.py "$work/sim-out" --check
 
 if [ -d ../shared/data/real-trajectories ]; then
     echo "== real trajectories: arrival and ETA targets" >&2
     python3 bench/real-trajectories.py --tripstream "$tripstream" --check --work "$work/rt"
+    echo "== alert precision: every event type per real ride, with thresholds (bench/alert-precision.py --check)" >&2
+    python3 bench/alert-precision.py --tripstream "$tripstream" --check >&2
     echo "== late arrival: the real trajectories, half delivered late by offline devices, give the events of their event-time order" >&2
     late_arrival_check real "$work/rt/geofences.ndjson" "$work/rt/commands.ndjson" "$work/rt/fixes.ndjson"
 else
@@ -114,6 +123,9 @@ echo "== learned ETA: held-out Porto rides through replay --eta-model-out / --et
 
 echo "== release build: the same replays write the debug build's files (dense city with pile-ups, Porto)" >&2
 .ci/release-check.sh "$tripstream"
+
+echo "== simulation: 2,000 seeds of the runtime under seeded faults, invariants checked, one seed twice the same (.ci/sim-check.sh)" >&2
+.ci/sim-check.sh
 
 echo "== shutdown: SIGTERM with brokers gone exits within --shutdown-timeout" >&2
 .ci/shutdown-check.sh "$tripstream"
@@ -133,10 +145,16 @@ if [ -z "$published" ] || [ "${consumed:-0}" -lt "$published" ]; then
     exit 1
 fi
 
+echo "== demo: with no option it stays (90 s), its console answers, no dropped warning, SIGINT exits 0; --fleet porto (.ci/demo-check.sh)" >&2
+.ci/demo-check.sh "$tripstream"
+
 echo "== command line: failed runs keep the previous outputs, gaps and unreachable brokers said, exit codes, demo feed, bench cleanup" >&2
 .ci/cli-check.sh "$tripstream"
 echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
 .ci/console-check.sh "$tripstream"
+
+echo "== slow clients: 200 trickling request heads per server; /, /api/track and run's /health answer within 2 s (.ci/slow-clients-check.sh)" >&2
+.ci/slow-clients-check.sh "$tripstream"
 
 echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
 .ci/replay-sources-check.sh "$tripstream"
@@ -145,6 +163,8 @@ if [ -x .ci/kafka-check.sh ]; then
     echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2
     .ci/kafka-check.sh "$tripstream"
 fi
+echo "== chaos: three run instances on a dev-broker --chaos, scale out and in, a zombie and a SIGKILL; Sarama read_committed against the event-time fold" >&2
+.ci/chaos-check.sh "$tripstream"
 echo "== Kubernetes: the manifests validate against a pinned Kubernetes (kubernetes-validate) and keep their invariants" >&2
 .ci/kubernetes-check.sh
 

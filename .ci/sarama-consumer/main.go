@@ -1,7 +1,10 @@
 // sarama-consumer reads a topic in a consumer group with read_committed isolation, using Sarama
 // (an independent Kafka protocol implementation), and prints each record as one JSON line:
 // {"partition": P, "offset": O, "key": "...", "value": <the record's JSON value>}.
-// It exits after -idle seconds without a new record (once at least -min records were read).
+// It exits after -idle seconds without a new record, once at least -min records were read. With -done FILE it
+// exits instead once FILE exists (the producers have finished) and it has read every partition up to the end
+// offset the brokers then give: a consumer held up by a rebalance or a broker failing cannot end the run early.
+// (On the dev broker the end offset is the last record's plus one: it writes no transaction markers.)
 package main
 
 import (
@@ -19,10 +22,11 @@ import (
 )
 
 type handler struct {
-	mu       sync.Mutex
-	last     time.Time
-	count    int
-	out      *json.Encoder
+	mu    sync.Mutex
+	last  time.Time
+	count int
+	next  map[int32]int64 // per partition, the offset after the last record read
+	out   *json.Encoder
 }
 
 func (h *handler) Setup(sarama.ConsumerGroupSession) error   { return nil }
@@ -46,6 +50,9 @@ func (h *handler) ConsumeClaim(session sarama.ConsumerGroupSession, claim sarama
 		}
 		h.count++
 		h.last = time.Now()
+		if message.Offset+1 > h.next[message.Partition] {
+			h.next[message.Partition] = message.Offset + 1
+		}
 		h.mu.Unlock()
 		session.MarkMessage(message, "")
 	}
@@ -59,6 +66,8 @@ func main() {
 	idle := flag.Int("idle", 10, "seconds without records before exiting")
 	minimum := flag.Int("min", 1, "records to read before idling may end the run")
 	timeout := flag.Int("timeout", 300, "overall seconds before giving up")
+	session := flag.Duration("session-timeout", 10*time.Second, "the group session timeout (heartbeats every tenth of it)")
+	done := flag.String("done", "", "a file that exists once the producers have finished; idling ends the run only then")
 	flag.Parse()
 
 	config := sarama.NewConfig()
@@ -67,12 +76,18 @@ func main() {
 	config.Consumer.IsolationLevel = sarama.ReadCommitted
 	config.Consumer.Offsets.Initial = sarama.OffsetOldest
 	config.Consumer.Return.Errors = false
+	config.Consumer.Group.Session.Timeout = *session
+	config.Consumer.Group.Heartbeat.Interval = *session / 10
 
-	consumer, err := sarama.NewConsumerGroup(strings.Split(*brokers, ","), *group, config)
+	client, err := sarama.NewClient(strings.Split(*brokers, ","), config)
 	if err != nil {
 		log.Fatalf("sarama: %v", err)
 	}
-	h := &handler{last: time.Now(), out: json.NewEncoder(os.Stdout)}
+	consumer, err := sarama.NewConsumerGroupFromClient(*group, client)
+	if err != nil {
+		log.Fatalf("sarama: %v", err)
+	}
+	h := &handler{last: time.Now(), next: map[int32]int64{}, out: json.NewEncoder(os.Stdout)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for ctx.Err() == nil {
@@ -89,11 +104,43 @@ func main() {
 		quiet := time.Since(h.last) > time.Duration(*idle)*time.Second
 		count := h.count
 		h.mu.Unlock()
-		if (quiet && count >= *minimum) || time.Now().After(deadline) {
+		finished := quiet && count >= *minimum
+		if *done != "" {
+			finished = readToTheEnd(client, h, *topic, *done)
+		}
+		if finished || time.Now().After(deadline) {
 			break
 		}
 	}
 	cancel()
 	consumer.Close()
 	fmt.Fprintf(os.Stderr, "sarama: read %d records from %s\n", h.count, *topic)
+	if *done != "" && !readToTheEnd(client, h, *topic, *done) {
+		fmt.Fprintf(os.Stderr, "sarama: gave up after %d s short of the end of %s\n", *timeout, *topic)
+		os.Exit(1)
+	}
+}
+
+// readToTheEnd says whether the done file exists and every partition of topic was read up to its end offset.
+func readToTheEnd(client sarama.Client, h *handler, topic, done string) bool {
+	if _, err := os.Stat(done); err != nil {
+		return false
+	}
+	partitions, err := client.Partitions(topic)
+	if err != nil {
+		return false
+	}
+	for _, partition := range partitions {
+		end, err := client.GetOffset(topic, partition, sarama.OffsetNewest)
+		if err != nil {
+			return false // a broker failing: ask again
+		}
+		h.mu.Lock()
+		next := h.next[partition]
+		h.mu.Unlock()
+		if next < end {
+			return false
+		}
+	}
+	return true
 }

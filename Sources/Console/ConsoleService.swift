@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 import KafkaIO
 import Synchronization
@@ -17,7 +17,8 @@ public final class ConsoleService: Sendable {
     private let log: @Sendable (String) -> Void
 
     public init(kafka: KafkaConfiguration, topics: ConsoleTopics, address: ListenAddress, settings: ConsoleSettings,
-                metricsSource: (@Sendable () -> String?)?, log: @escaping @Sendable (String) -> Void) throws
+                limits: ServerLimits = ServerLimits(), metricsSource: (@Sendable () -> String?)?,
+                log: @escaping @Sendable (String) -> Void) throws
     {
         let store = FleetStore(topics: topics)
         let hub = LiveHub()
@@ -30,15 +31,11 @@ public final class ConsoleService: Sendable {
             store: store, hub: hub, metrics: metrics, settings: settings, playback: playback,
             now: { Int64(Date().timeIntervalSince1970 * 1000) },
             extraMetrics: {
-                guard let server = serverBox.withLock({ $0 }) else { return "" }
-                return "# TYPE tripstream_console_requests_refused_total counter\n"
-                    + "tripstream_console_requests_refused_total \(server.refusedRequests)\n"
-                    + "# TYPE tripstream_console_connections_turned_away_total counter\n"
-                    + "tripstream_console_connections_turned_away_total \(server.turnedAwayConnections)\n"
-                    + "# TYPE tripstream_console_connections gauge\n"
-                    + "tripstream_console_connections \(server.openConnections)\n"
+                serverBox.withLock { $0 }?.counters.prometheusText(prefix: "tripstream_console") ?? ""
             })
-        let server = try HTTPServer(address: address) { routes.respond($0) }
+        let server = try HTTPServer(address: address, limits: limits, isPriority: ConsoleRoutes.isPublic) {
+            routes.respond($0)
+        }
         serverBox.withLock { $0 = server }
         self.server = server
         self.feed = Mutex(try ConsoleFeed(kafka: kafka, store: store, log: log))

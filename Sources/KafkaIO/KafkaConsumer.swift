@@ -25,8 +25,14 @@ public final class KafkaConsumer {
     /// - Parameters:
     ///   - configuration: Client properties; must contain `group.id` and `bootstrap.servers`.
     ///   - enablePartitionEOF: Report reaching the end of a partition (see ``takeEndOfPartitions()``). Default: false.
+    ///   - releasesRevokedPartitions: Partitions revoked in an orderly rebalance stay assigned (the rebalance
+    ///     waits) until ``release(_:)``: the application commits what it did with them first, so no other member
+    ///     resumes them before that commit (as a Java consumer commits in `onPartitionsRevoked`). Lost partitions
+    ///     and those revoked by ``close()`` go at once. Default: false (they go at once, as the event is recorded).
     /// - Throws: ``KafkaError`` if `group.id` is missing or a property is rejected.
-    public init(configuration: KafkaConfiguration, enablePartitionEOF: Bool = false) throws(KafkaError) {
+    public init(configuration: KafkaConfiguration, enablePartitionEOF: Bool = false,
+                releasesRevokedPartitions: Bool = false) throws(KafkaError)
+    {
         guard configuration["group.id"] != nil else {
             throw KafkaError(code: .invalidArgument, message: "KafkaConsumer needs group.id")
         }
@@ -38,7 +44,8 @@ public final class KafkaConsumer {
             .settingDefault("auto.offset.reset", "earliest")
             .merging(KafkaConfiguration(properties: [("enable.partition.eof", enablePartitionEOF ? "true" : "false")]))
         if effective["group.instance.id"]?.isEmpty == true { effective["group.instance.id"] = nil }
-        consumer = try ConsumerClient(configuration: effective, rebalanceCallback: true)
+        consumer = try ConsumerClient(configuration: effective, rebalanceCallback: true,
+                                      releasesRevokedPartitions: releasesRevokedPartitions)
     }
 
     /// The value librdkafka holds for a property of this client (its default when not set; `nil` for an unset
@@ -62,6 +69,12 @@ public final class KafkaConsumer {
     /// - Throws: ``KafkaError`` only for fatal errors; transient ones are logged and retried by librdkafka.
     public func poll(maxRecords: Int, timeout: Duration) throws(KafkaError) -> [ConsumedRecord] {
         try consumer.poll(maxRecords: maxRecords, timeout: timeout)
+    }
+
+    /// Hands partitions revoked in an orderly rebalance over to the group (with `releasesRevokedPartitions`): the
+    /// rebalance goes on, and another member may resume them. Releasing none does nothing.
+    public func release(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try consumer.release(partitions)
     }
 
     /// Assignment changes recorded since the last call, oldest first.

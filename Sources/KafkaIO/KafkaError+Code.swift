@@ -66,5 +66,9 @@ extension KafkaError {
         /// librdkafka's own code for a producer fenced by a newer one with its transactional id.
         public static let fenced = Code(RD_KAFKA_RESP_ERR__FENCED)
         public static let rebalanceInProgress = Code(RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS)
+        public static let replicaNotAvailable = Code(RD_KAFKA_RESP_ERR_REPLICA_NOT_AVAILABLE)
+        public static let coordinatorLoadInProgress = Code(RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS)
+        public static let concurrentTransactions = Code(RD_KAFKA_RESP_ERR_CONCURRENT_TRANSACTIONS)
+        public static let kafkaStorageError = Code(RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR)
     }
 }

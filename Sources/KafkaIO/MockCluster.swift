@@ -62,6 +62,13 @@ public final class MockCluster {
         try KafkaError.check(rd_kafka_mock_partition_set_leader(cluster, topic, partition, brokerId))
     }
 
+    /// Makes `brokerId` the coordinator of a group or a transactional id: requests that reach another broker are
+    /// answered NOT_COORDINATOR, and clients find the new one through FindCoordinator. The mock keeps the group's
+    /// members and offsets, as Kafka does when a coordinator moves.
+    public func setCoordinator(_ kind: CoordinatorKind, key: String, brokerId: Int32) throws(KafkaError) {
+        try KafkaError.check(rd_kafka_mock_coordinator_set(cluster, kind.rawValue, key, brokerId))
+    }
+
     // MARK: - Fault injection
 
     /// Makes the next `errors.count` requests of kind `apiKey` (to any broker) fail with these errors, in order.

@@ -39,6 +39,12 @@ public struct SimulationSettings: Sendable, Equatable {
     /// centered on `cityCenter`. Default: nil (a disc of `effectiveCityRadius`).
     public var cityArea: CityArea?
 
+    /// What makes a fleet worth watching (`tripstream demo`): trips that start and end all the time,
+    /// couriers who stop at the wrong store, devices that go quiet, trips scheduled too tight. Off by
+    /// default, and drawn from a generator of their own, so the records of a seed without them stay those
+    /// of earlier versions (benchmarks and regression seeds keep their meaning).
+    public var liveliness = Liveliness()
+
     /// The city radius in effect.
     public var effectiveCityRadius: Double {
         cityRadius ?? max(3_000, (Double(geofences) * 31_831).squareRoot())

@@ -1,6 +1,6 @@
 import CommandLineKit
 import Console
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 import KafkaIO
 import Runtime
@@ -29,11 +29,17 @@ enum ConsoleCommand {
                    environment: "TRIPSTREAM_CONSOLE_SECRET_FILE"),
             .value("auth-token-file", valueName: "file", help: "Bearer token for the console (16 bytes or more).",
                    environment: "TRIPSTREAM_CONSOLE_AUTH_TOKEN_FILE"),
-            .value("tiles", valueName: "url-template", help: "Map tiles under the map, e.g. http://tiles/{z}/{x}/{y}.png."),
             .value("metrics-url", valueName: "url", help: "The service's /metrics, for the lag and events/s chart."),
             .value("stale-after", valueName: "duration", help: "A driver without a fix for this long is stale.",
                    default: "5m"),
-        ] + TopicNames.options.filter { topicOptions.contains($0.longName) })
+            .value("max-connections", valueName: "n",
+                   help: "Connections open at once; past it the slowest request head (or longest idle connection) "
+                       + "gives way to the new one.", default: "1024"),
+            .value("head-timeout", valueName: "duration",
+                   help: "Time a client has to send a whole request head (then 408).", default: "10s"),
+            .value("idle-timeout", valueName: "duration",
+                   help: "Time a kept-alive connection may wait for its next request.", default: "15s"),
+        ] + MapTilesOptions.specs + TopicNames.options.filter { topicOptions.contains($0.longName) })
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
@@ -61,14 +67,29 @@ enum ConsoleCommand {
             metricsSource = { HTTPGet.fetch(metricsURL).map { String(decoding: $0, as: UTF8.self) } }
         }
         let console = try ConsoleService(kafka: kafka, topics: topics, address: address, settings: settings,
-                                         metricsSource: metricsSource, log: { Terminal.error($0) })
+                                         limits: try limits(parsed), metricsSource: metricsSource,
+                                         log: { Terminal.error($0) })
         console.start()
         Terminal.error("console at \(console.url)")
         while !ShutdownSignal.isRequested { Terminal.sleep(seconds: 0.2) }
         console.stop()
     }
 
-    /// The access token, tracking secret and tiles options.
+    /// The HTTP server's limits against slow and idle clients.
+    static func limits(_ parsed: ParsedArguments) throws -> ServerLimits {
+        var limits = ServerLimits()
+        limits.maximumConnections = try parsed.int("max-connections", in: 16...100_000)
+        for (option, path) in [("head-timeout", \ServerLimits.headDeadlineSeconds), ("idle-timeout", \.idleTimeoutSeconds)] {
+            let milliseconds = try parsed.duration(option)
+            guard (100...3_600_000).contains(milliseconds) else {
+                throw CommandFailure("--\(option) must be between 100ms and 1h")
+            }
+            limits[keyPath: path] = Double(milliseconds) / 1000
+        }
+        return limits
+    }
+
+    /// The access token, tracking secret and base map options.
     static func settings(_ parsed: ParsedArguments) throws -> ConsoleSettings {
         var settings = ConsoleSettings()
         if let file = try parsed.optional("secret-file", parsed.string) {
@@ -83,7 +104,7 @@ enum ConsoleCommand {
             }
             settings.access = ConsoleAccess(token: text)
         }
-        settings.tiles = try parsed.optional("tiles", parsed.string)
+        settings.tiles = try MapTilesOptions.read(parsed)
         return settings
     }
 }

@@ -16,6 +16,8 @@ final class DemoFeedSummary {
         case .arrivedAtTripDestination: kind = "arrived"
         case .approachingTripDestination: kind = "approaching"
         case .delayedDuringTrip: kind = "delayed"
+        case .arrivedAtWrongTripDestination: kind = "wrong stops"
+        case .tripSignalLost: kind = "signals lost"
         case .enteredGeofence: kind = "geofence entries"
         case .exitedGeofence: kind = "exits"
         case .updatedTrip: kind = "trip updates"
@@ -30,7 +32,7 @@ final class DemoFeedSummary {
         guard now - lastLine >= Self.intervalSeconds else { return }
         let seconds = now - lastLine
         lastLine = now
-        let order = ["trips started", "approaching", "arrived", "delayed", "geofence entries", "exits", "trip updates", "other"]
+        let order = ["trips started", "approaching", "arrived", "delayed", "wrong stops", "signals lost", "geofence entries", "exits", "trip updates", "other"]
         let parts = order.compactMap { kind in counts[kind].map { "\($0) \(kind)" } }
         Terminal.output("events: \(total) in \(Int(seconds.rounded())) s" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
         counts = [:]

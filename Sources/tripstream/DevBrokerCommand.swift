@@ -15,18 +15,21 @@ enum DevBrokerCommand {
         discussion: """
             In memory, about 5 MiB kept per partition; accepts transactions without enforcing them (aborted records \
             stay visible, offsets sent to a transaction are not stored). Prints the bootstrap address and runs until \
-            SIGINT/SIGTERM.
+            SIGINT/SIGTERM. With --chaos SEED it fails on a seeded schedule (docs/chaos.md).
             """,
         options: [
             .value("broker-count", valueName: "n", help: "Brokers in the cluster.", default: "3"),
             .value("partitions", short: "p", valueName: "n", help: "Partitions of the keyed topics.", default: "4"),
             .value("bootstrap-file", valueName: "file", help: "Also write the bootstrap address to this file."),
-        ] + TopicNames.options)
+        ] + TopicNames.options + DevBrokerChaos.options)
 
     static func run(_ parsed: ParsedArguments) throws {
         ShutdownSignal.install()
-        let cluster = try start(brokerCount: try parsed.int("broker-count", in: 1...16), partitions: Int32(try parsed.int("partitions", in: 1...10_000)),
+        let brokerCount = try parsed.int("broker-count", in: 1...16)
+        let topics = topicSpecs(partitions: Int32(try parsed.int("partitions", in: 1...10_000)), brokerCount: brokerCount,
                                 topics: try TopicNames.topics(parsed))
+        let chaos = try DevBrokerChaos(parsed, brokerCount: brokerCount, topics: topics)
+        let cluster = try start(brokerCount: brokerCount, topics: topics)
         Terminal.output(cluster.bootstrapServers)
         if let file = try parsed.optional("bootstrap-file", parsed.string) {
             let temporary = file + ".tmp"
@@ -35,8 +38,12 @@ enum DevBrokerCommand {
             try writer.close()
             guard rename(temporary, file) == 0 else { throw CommandFailure("cannot write \(file)") }
         }
-        Terminal.error("dev broker running with \(try parsed.int("broker-count")) brokers; stop with Ctrl-C")
+        Terminal.error("dev broker running with \(brokerCount) brokers; stop with Ctrl-C")
         Terminal.error(limitNotice)
+        if let chaos {
+            Terminal.error(chaos.summary)
+            chaos.run(on: cluster) { ShutdownSignal.isRequested }
+        }
         while !ShutdownSignal.isRequested { Terminal.sleep(seconds: 0.1) }
         withExtendedLifetime(cluster) {}
     }
@@ -49,11 +56,22 @@ enum DevBrokerCommand {
     /// A mock cluster with every TripStream topic created (the mock cannot create topics through
     /// the admin API).
     static func start(brokerCount: Int, partitions: Int32, topics: Topics) throws -> MockCluster {
+        try start(brokerCount: brokerCount, topics: topicSpecs(partitions: partitions, brokerCount: brokerCount, topics: topics))
+    }
+
+    private static func start(brokerCount: Int, topics: [TopicSpec]) throws -> MockCluster {
         let cluster = try MockCluster(brokerCount: max(brokerCount, 1))
-        for topic in topics.all {
-            try cluster.createTopic(topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
-                                    replicationFactor: Int16(min(brokerCount, 3)))
+        for topic in topics {
+            try cluster.createTopic(topic.name, partitions: topic.partitions, replicationFactor: topic.replicationFactor)
         }
         return cluster
+    }
+
+    /// Every TripStream topic with `partitions` partitions, the geofences' at most 3.
+    private static func topicSpecs(partitions: Int32, brokerCount: Int, topics: Topics) -> [TopicSpec] {
+        topics.all.map { topic in
+            TopicSpec(name: topic, partitions: topic == topics.geofences ? min(partitions, 3) : partitions,
+                      replicationFactor: Int16(min(brokerCount, 3)))
+        }
     }
 }

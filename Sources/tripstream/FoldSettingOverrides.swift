@@ -39,6 +39,11 @@ enum FoldSettingOverrides {
             settings.defaultDelayThreshold = value
             return true
         },
+        Setting(name: "wrong-destination", unit: "stop, entry or off") { settings, text in
+            guard let rule = WrongDestinationRule(name: text) else { return false }
+            settings.wrongDestination = rule
+            return true
+        },
         number("default-destination-radius", "meters", \.defaultDestinationRadius, 1...100_000),
         duration("trip-expiry", \.tripExpiry, 60_000...FoldSettings.maximumReplayHorizon),
         duration("trip-signal-lost-after", \.tripSignalLostAfter, 0...FoldSettings.maximumReplayHorizon),

@@ -83,6 +83,8 @@ enum ReplayCommand {
             throw CommandFailure(error)
         }
         Terminal.endProgress()
+        var warnings = SetupWarnings(source: "--geofences \(options.geofencesPath)")
+        for line in warnings.next(geofences: summary.geofences, counters: summary.processor) { Terminal.error(line) }
         if !(try parsed.bool("quiet")) {
             for line in summary.lines { Terminal.output(line) }
             Terminal.output("wrote           \(options.outputDirectory)/{events,eta,dead-letters}.ndjson")

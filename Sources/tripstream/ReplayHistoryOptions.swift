@@ -84,6 +84,11 @@ enum ReplayHistoryOptions {
         Terminal.endProgress()
         report(summary.geofencesUnknownBefore, since: options.since)
         report(summary.cuts, since: options.since)
+        var warnings = SetupWarnings(source: options.geofencesPath.map { "--geofences \($0)" }
+            ?? "the topic \(options.topics.geofences)")
+        for line in warnings.next(geofences: summary.replay.geofences, counters: summary.replay.processor) {
+            Terminal.error(line)
+        }
         guard !(try parsed.bool("quiet")) else { return }
         Terminal.output("partitions      \(summary.partitions.map(String.init).joined(separator: ","))")
         for line in summary.replay.lines { Terminal.output(line) }

@@ -86,6 +86,7 @@ enum RunCommand {
             Terminal.error("metrics on http://\(address):\(server.port)/metrics")
         }
         Terminal.error("kafka client: \(options.kafka)")
+        SetupWarningWatch.start(metrics: metrics, geofencesTopic: options.topics.geofences) { Terminal.error($0) }
         let runtime = StreamRuntime(options: options, metrics: metrics, log: { Terminal.error($0) },
                                     shouldStop: { ShutdownSignal.isRequested })
         try runtime.run()

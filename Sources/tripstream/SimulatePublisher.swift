@@ -29,9 +29,19 @@ enum SimulatePublisher {
                         keepGoing: (Int) -> Bool) throws -> (geofences: Int, commands: Int, fixes: Int)
     {
         var simulator = FleetSimulator(settings: settings)
+        return try publish(&simulator, geofences: true, producer: producer, topics: topics, rate: rate,
+                           keepGoing: keepGoing)
+    }
+
+    /// Publishes `fleet` step by step (its geofences first, unless they went out already).
+    /// - Parameter keepGoing: called after each time step with the fixes sent so far; return false to stop early.
+    static func publish<Fleet: LiveFleet>(_ fleet: inout Fleet, geofences: Bool, producer: KafkaProducer,
+                                          topics: Topics, rate: Double, keepGoing: (Int) -> Bool) throws
+        -> (geofences: Int, commands: Int, fixes: Int)
+    {
         var counts = (geofences: 0, commands: 0, fixes: 0)
         var key: [UInt8] = [], value: [UInt8] = []
-        var records = simulator.geofenceRecords
+        var records = geofences ? fleet.geofenceRecords : []
         let started = WallClock.monotonic()
         repeat {
             for record in records {
@@ -58,7 +68,7 @@ enum SimulatePublisher {
                 if ahead > 0 { Terminal.sleep(seconds: ahead) }
             }
             if !keepGoing(counts.fixes) { break }
-        } while simulator.nextStep(into: &records)
+        } while fleet.nextStep(into: &records)
         let report = try producer.flush(timeout: .seconds(60))
         guard report.allDelivered else {
             throw CommandFailure("\(report.failed) records were not delivered (\(report.firstError.map { "\($0)" } ?? "?"))")

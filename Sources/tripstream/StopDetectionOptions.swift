@@ -1,19 +1,20 @@
 import CommandLineKit
 import Domain
 
-/// Service-wide settings of stop detection (geofences with `stopDetection: true`), shared by `run`
-/// and `replay`.
+/// Service-wide settings of stop detection (geofences with `stopDetection: true`, and wrong-destination
+/// arrivals), shared by `run` and `replay`.
 enum StopDetectionOptions {
     /// The options; `run` also reads them from `TRIPSTREAM_…` environment variables.
     static func specs(environment: Bool) -> [OptionSpec] {
         [
             .value("stop-speed", valueName: "m/s",
                    help: "A user is stopped once every fix was slower than this (the fix's speed, else derived from "
-                       + "the previous fix) for --stop-duration; geofences with stopDetection enter only then (0…50).",
+                       + "the previous fix) for --stop-duration; geofences with stopDetection enter only then, and a stop inside a "
+                       + "same-tag geofence that is not a trip's destination is a wrong-destination arrival (0…50).",
                    default: "1.5", environment: environment ? "TRIPSTREAM_STOP_SPEED" : nil),
             .value("stop-duration", valueName: "duration",
-                   help: "See --stop-speed (at most 24h).",
-                   default: "60s", environment: environment ? "TRIPSTREAM_STOP_DURATION" : nil),
+                   help: "See --stop-speed; longer than a wait at a red light (at most 24h).",
+                   default: "2m", environment: environment ? "TRIPSTREAM_STOP_DURATION" : nil),
         ]
     }
 

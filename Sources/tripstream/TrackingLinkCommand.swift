@@ -8,7 +8,7 @@ enum TrackingLinkCommand {
         abstract: "Print the tracking page URL of one trip (an HMAC under the console's --secret-file).",
         discussion: """
             The link shows the trip's driver, track, destination and ETA until --expires-after past the trip's \
-            end, and nothing else. A notification service can mint the same link itself: see README, "Console".
+            end, and nothing else. A notification service can mint the same link itself: see docs/console-and-tracking.md.
             """,
         options: [
             .value("secret-file", valueName: "file", help: "The console's --secret-file.", required: true),

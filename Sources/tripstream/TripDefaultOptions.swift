@@ -19,9 +19,14 @@ enum TripDefaultOptions {
                    help: "Minutes of predicted lateness past a trip's scheduledArrivalAt before user.delayed_during_trip, "
                        + "for trips that give no delayThreshold (0…1440).",
                    default: "0", environment: environment ? "TRIPSTREAM_DELAY_THRESHOLD" : nil),
+            .value("wrong-destination", valueName: "rule",
+                   help: "When user.arrived_at_wrong_trip_destination fires, for trips that give no wrongDestination: "
+                       + "stop (once the user stopped inside a same-tag geofence that is not the destination, for "
+                       + "--stop-duration; never a drive-through), entry (Radar's: on entering) or off.",
+                   default: "stop", environment: environment ? "TRIPSTREAM_WRONG_DESTINATION" : nil),
             .value("trip-signal-lost-after", valueName: "duration",
-                   help: "An active trip without a fix for this long yields user.trip_signal_lost, on the partition's "
-                       + "stream time (0: never; at most 24h).",
+                   help: "A trip on its way (not yet arrived) without a fix for this long yields user.trip_signal_lost, "
+                       + "on the partition's stream time (0: never; at most 24h).",
                    default: "10m", environment: environment ? "TRIPSTREAM_TRIP_SIGNAL_LOST_AFTER" : nil),
             .value("moving-away-after", valueName: "duration",
                    help: "A trip whose ETA rose on every fix for this long yields user.moving_away_from_trip_destination "
@@ -38,6 +43,11 @@ enum TripDefaultOptions {
             throw CommandFailure("--trip-expiry must be 1m…30d, got \(settings.tripExpiry / 1000) s")
         }
         settings.defaultDelayThreshold = try parsed.int("delay-threshold", in: 0...1440)
+        let rule = try parsed.string("wrong-destination")
+        guard let wrongDestination = WrongDestinationRule(name: rule) else {
+            throw CommandFailure("--wrong-destination must be stop, entry or off, got \(rule)")
+        }
+        settings.wrongDestination = wrongDestination
         settings.tripSignalLostAfter = try parsed.duration("trip-signal-lost-after")
         settings.movingAwayAfter = try parsed.duration("moving-away-after")
         for (name, value) in [("trip-signal-lost-after", settings.tripSignalLostAfter),

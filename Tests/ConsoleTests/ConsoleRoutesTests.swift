@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 import Testing
 
@@ -145,5 +145,34 @@ import Testing
         #expect(metrics.contains("tripstream_console_tracking_refused_total 6\n"))
         #expect(metrics.contains("tripstream_console_client_errors_total 7\n"))
         #expect(metrics.contains("tripstream_console_drivers 3\n"))
+    }
+
+    /// README said a tampered token gets 403, yet a new last character got 400 (its MAC no longer decoded):
+    /// now every change that keeps a token's shape is 403, and only text that is no token at all is 400.
+    @Test func aTamperedLastCharacterIs403AndNoTokenIs400() {
+        let routes = routes()
+        let token = link(user: "u1", trip: "trip-a")
+        #expect(get(routes, "/api/track/" + token).status == 200)
+        for replacement in ["A", "B", "Q", "g", "9", "-", "_"] where !token.hasSuffix(replacement) {
+            let tampered = token.dropLast() + replacement
+            #expect(get(routes, "/api/track/" + tampered).status == 403, "\(tampered)")
+            #expect(get(routes, "/track/" + tampered).status == 403, "\(tampered)")
+        }
+        #expect(get(routes, "/api/track/" + token.dropLast()).status == 403)
+        #expect(get(routes, "/api/track/" + token + "A").status == 403)
+        #expect(get(routes, "/api/track/" + token + ".A").status == 400)
+        #expect(get(routes, "/api/track/" + token.replacingOccurrences(of: "v2.", with: "v9.")).status == 400)
+    }
+
+    /// A correctly signed link to a trip the read model does not know says so, and does not claim the trip has
+    /// not started yet: the model cannot tell that from a trip that never existed.
+    @Test func aSignedLinkToAnUnknownTripSaysItIsUnknown() {
+        let routes = routes()
+        let data = get(routes, "/api/track/" + link(user: "nobody", trip: "no-such-trip"))
+        #expect(data.status == 404)
+        #expect(data.body.contains("unknown"))
+        #expect(!data.body.contains("has not started yet"))
+        // The page itself loads and keeps asking, so a trip that does start appears.
+        #expect(get(routes, "/track/" + link(user: "nobody", trip: "no-such-trip")).status == 200)
     }
 }

@@ -1,3 +1,4 @@
+import Codec
 import Testing
 
 @testable import Console
@@ -83,6 +84,9 @@ import Testing
         let changes = model.takeChanges()
         #expect(changes.events.map(\.sequence) == model.feed.map(\.sequence))  // all of it is newer than 10
         #expect(changes.events.last?.sequence == Int64(FleetModel.feedLength * 2))
+        // The page's events/s counts every event read, also those the bounded feed dropped before a tick.
+        #expect(changes.eventCount == FleetModel.feedLength * 2 - 10)
+        #expect(changes.events.count < changes.eventCount)
         #expect(model.takeChanges().events.isEmpty)
     }
 
@@ -99,17 +103,94 @@ import Testing
         #expect(model.drivers.isEmpty && model.feed.isEmpty && model.geofences.isEmpty)
     }
 
+    /// Times in records are read as Codec reads every timestamp of the service's inputs.
     @Test func timestamps() {
-        #expect(Timestamp.milliseconds("1970-01-01T00:00:00Z") == 0)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01.234Z") == 1_778_596_201_234)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01.2Z") == 1_778_596_201_200)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01.23456Z") == 1_778_596_201_234)
-        #expect(Timestamp.milliseconds("2026-05-12 14:30:01Z") == nil)
-        #expect(Timestamp.milliseconds("2026-13-12T14:30:01Z") == nil)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01.Z") == nil)
-        #expect(Timestamp.milliseconds("2026-05-12T15:30:01.234+01:00") == 1_778_596_201_234)
-        #expect(Timestamp.milliseconds("2026-05-12T13:00:01.234-01:30") == 1_778_596_201_234)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01+1:00") == nil)
-        #expect(Timestamp.milliseconds("2026-05-12T14:30:01+25:00") == nil)
+        func time(_ text: String) -> Int64? { JSONValue.object(["t": .string(text)]).time("t") }
+        #expect(time("1970-01-01T00:00:00Z") == 0)
+        #expect(time("2026-05-12T14:30:01.234Z") == 1_778_596_201_234)
+        #expect(time("2026-05-12T14:30:01.2Z") == 1_778_596_201_200)
+        #expect(time("2026-05-12T14:30:01.23456Z") == 1_778_596_201_234)
+        #expect(time("2026-05-12 14:30:01Z") == nil)
+        #expect(time("2026-13-12T14:30:01Z") == nil)
+        #expect(time("2026-05-12T14:30:01.Z") == nil)
+        #expect(time("2026-05-12T15:30:01.234+01:00") == 1_778_596_201_234)
+        #expect(time("2026-05-12T13:00:01.234-01:30") == 1_778_596_201_234)
+        #expect(time("2026-05-12T14:30:01+1:00") == nil)
+        #expect(time("2026-05-12T14:30:01+25:00") == nil)
+        #expect(JSONValue.object(["t": .number(5)]).time("t") == nil)
+    }
+
+    /// Records no TripStream writes, each on every topic: counted as rejected, nothing drawn, nothing thrown.
+    static let malformed: [String] = [
+        // (An empty value is no mistake: a tombstone.)
+        " ", "null", "7", "\"text\"", "[]", "{", "{\"userId\":\"u\"", "{\"userId\":\"u\"}x", "{} {}",
+        "{\"userId\":\"u\",}", "[1,]", "\u{feff}{\"userId\":\"u\"}",  // trailing comma, BOM: Foundation let them by
+        "{\"userId\":\"u\",\"speed\":1e400}", "{\"userId\":\"u\",\"speed\":NaN}", "{'userId':'u'}",
+        "{\"userId\":\"a\u{01}b\"}", "{\"userId\":\"\\ud800\"}", "{\"type\":\"user.entered_geofence\",\"user\":5}",
+        String(repeating: "[", count: 5_000), String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000),
+        "{\"tag\":\"t\",\"externalId\":\"e\",\"type\":\"polygon\",\"coordinates\":[[1,1],[2,2]]}",
+        "{\"tag\":\"t\",\"externalId\":\"e\",\"type\":\"circle\",\"coordinates\":[1,1],\"radius\":-5}",
+        "{\"tag\":\"t\",\"externalId\":\"e\",\"type\":\"circle\",\"coordinates\":[999,1],\"radius\":5}",
+        "{\"tag\":\"t\",\"externalId\":\"e\",\"type\":\"hexagon\",\"coordinates\":[1,1]}",
+        "{\"userId\":\"\",\"externalId\":\"t\",\"status\":\"started\"}",
+    ]
+
+    @Test func malformedRecordsAreCountedAndChangeNothing() {
+        var model = FleetModel()
+        let topics = Fixtures.topics
+        let all = [topics.users, topics.events, topics.eta, topics.tripSummaries, topics.geofences]
+        var sent = Self.malformed.map { Array($0.utf8) }
+        sent.append([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])  // {"<not UTF-8>":1}
+        for value in sent {
+            for topic in all { Fixtures.apply(&model, topic, key: "u", value) }
+        }
+        #expect(model.recordsRejected == sent.count * all.count)
+        #expect(model.recordsApplied == 0)
+        #expect(model.drivers.isEmpty && model.trips.isEmpty && model.feed.isEmpty && model.geofences.isEmpty)
+        #expect(model.takeChanges().isEmpty)
+    }
+
+    /// Valid records with bytes flipped, cut and repeated, seeded: every one is applied or counted, none crashes.
+    @Test func mutatedRecordsNeverCrashTheModel() {
+        let topics = Fixtures.topics
+        let seeds: [(String, [UInt8])] = [
+            (topics.users, Fixtures.userState("u1", lon: -8.61, lat: 41.14, fix: "2026-05-12T14:30:05.000Z", trip: "t1")),
+            (topics.events, Fixtures.event("u1", type: "user.entered_geofence", trip: "t1")),
+            (topics.tripSummaries, Fixtures.summary("u1", trip: "t1")),
+            (topics.geofences, Fixtures.circle), (topics.geofences, Fixtures.polygon),
+        ]
+        var model = FleetModel()
+        var random = SeededRandom(seed: 42)
+        let rounds = 4_000
+        for round in 0..<rounds {
+            let (topic, original) = seeds[round % seeds.count]
+            var bytes = original
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 4 {
+                case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes.removeSubrange(at...)
+                case 2: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 16)], at: at)
+                default: bytes.remove(at: at)
+                }
+                if bytes.isEmpty { bytes = [0x7b] }
+            }
+            Fixtures.apply(&model, topic, key: round % 2 == 0 ? "u1" : nil, bytes)
+        }
+        #expect(model.recordsApplied + model.recordsRejected == rounds)
+        #expect(model.recordsRejected > rounds / 2)  // most mutations break the JSON
+    }
+}
+
+/// SplitMix64: the tests' reproducible random numbers.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

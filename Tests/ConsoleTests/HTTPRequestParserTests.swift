@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ConsoleHTTP
+@testable import HTTPServing
 
 @Suite struct HTTPRequestParserTests {
     private func parse(_ text: String) -> HTTPRequestParser.Outcome { HTTPRequestParser.parse(Array(text.utf8)) }

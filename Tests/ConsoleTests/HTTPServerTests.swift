@@ -3,25 +3,14 @@ import Glibc
 #endif
 import Testing
 
-@testable import ConsoleHTTP
+@testable import HTTPServing
 
 /// The server over a real loopback socket: answers, and 4xx for what does not parse.
 @Suite(.timeLimit(.minutes(5))) struct HTTPServerTests {
     func exchange(_ port: UInt16, _ request: [UInt8]) -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return "" }
-        let connection = SocketConnection(descriptor: descriptor, timeoutSeconds: 5)
-        _ = connection.write(request)
-        var response: [UInt8] = []
-        while connection.read(into: &response) {}
-        return String(decoding: response, as: UTF8.self)
+        let client = TestClient(port: port)
+        client.send(bytes: request)
+        return client.read(for: 5)
     }
 
     @Test func answersAndRefuses() throws {

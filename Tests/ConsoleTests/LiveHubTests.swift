@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 import Testing
 
@@ -77,11 +77,17 @@ import Testing
         }
     }
 
-    @Test func fixesDecodeFromEitherShape() {
-        let flat = PlaybackReader.decode(Array("{\"userId\":\"u\",\"createdAt\":\"2026-05-12T14:31:00.250+02:00\",\"latitude\":40.7,\"longitude\":-73.9,\"speed\":1.5}".utf8), timestamp: 7)
+    @Test func fixesDecodeFromEitherShapeAsTheServiceReadsThem() {
+        let flat = PlaybackReader.decode(Array("{\"userId\":\"u\",\"createdAt\":\"2026-05-12T14:31:00.250+02:00\",\"latitude\":40.7,\"longitude\":-73.9,\"speed\":1.5}".utf8))
         #expect(flat == PlaybackPoint(time: 1_778_589_060_250, longitude: -73.9, latitude: 40.7, speed: 1.5))
-        let geo = PlaybackReader.decode(Array("{\"userId\":\"u\",\"createdAt\":\"bad\",\"location\":{\"type\":\"Point\",\"coordinates\":[1,2]}}".utf8), timestamp: 7)
-        #expect(geo == PlaybackPoint(time: 7, longitude: 1, latitude: 2))
-        #expect(PlaybackReader.decode(Array("{\"latitude\":100,\"longitude\":1}".utf8), timestamp: 7) == nil)
+        let geo = PlaybackReader.decode(Array("{\"userId\":\"u\",\"createdAt\":\"2026-05-12T14:31:00Z\",\"location\":{\"type\":\"Point\",\"coordinates\":[1,2]}}".utf8))
+        #expect(geo == PlaybackPoint(time: 1_778_596_260_000, longitude: 1, latitude: 2))
+        // What the service dead-letters is no point of a route: no time, off the globe, not JSON, too large.
+        for bad in ["{\"userId\":\"u\",\"createdAt\":\"bad\",\"latitude\":1,\"longitude\":1}",
+                    "{\"userId\":\"u\",\"createdAt\":\"2026-05-12T14:31:00Z\",\"latitude\":100,\"longitude\":1}",
+                    "{\"latitude\":1,\"longitude\":1", "[1,2]", "{\"userId\":\"u\",\"pad\":\"" + String(repeating: "x", count: 70_000) + "\"}"]
+        {
+            #expect(PlaybackReader.decode(Array(bad.utf8)) == nil, "\(bad.prefix(80))")
+        }
     }
 }

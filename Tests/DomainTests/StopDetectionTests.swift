@@ -9,6 +9,12 @@ import Testing
     static let stopping = Geofence(tag: "dock", externalId: "d1", shape: .circle(center: World.center, radius: 100),
                                    stopDetection: true)
     static let plain = World.circle("store", "g1", radius: 100)
+    /// The mechanism at a one-minute stop (the service's default is 2 minutes).
+    static var oneMinute: FoldSettings {
+        var settings = FoldSettings()
+        settings.stopDuration = 60_000
+        return settings
+    }
 
     func fix(at seconds: Int64, north: Double, speed: Float = .nan, replayed: Bool = false) -> Fix {
         Fix(userId: "u1", createdAt: World.t0 + seconds * 1000, position: World.offset(o, north: north, east: 0),
@@ -24,21 +30,21 @@ import Testing
     }
 
     @Test func stoppingInsideEntersOnceStoppedForTheDuration() {
-        var h = Harness([Self.stopping])
+        var h = Harness([Self.stopping], settings: Self.oneMinute)
         for seconds in stride(from: Int64(0), through: 90, by: 10) { h.send(fix(at: seconds, north: 20, speed: 0.2)) }
         let entered = h.events(.enteredGeofence)
         #expect(entered.count == 1 && entered.first?.createdAt == World.t0 + 60_000)
     }
 
     @Test func withoutSpeedItIsDerivedFromConsecutiveFixes() {
-        var h = Harness([Self.stopping])
+        var h = Harness([Self.stopping], settings: Self.oneMinute)
         // The first fix has no speed and no predecessor: unknown. From the second on, 0 m/s.
         for seconds in stride(from: Int64(0), through: 90, by: 10) { h.send(fix(at: seconds, north: 20)) }
         #expect(h.events(.enteredGeofence).first?.createdAt == World.t0 + 70_000)
     }
 
     @Test func parkedJitterWithinTheAccuracyIsNoMovement() {
-        var h = Harness([Self.stopping])
+        var h = Harness([Self.stopping], settings: Self.oneMinute)
         // 15 m back and forth every 5 s (3 m/s as raw distance), with 10 m accuracy fixes.
         for step in Int64(0)...16 { h.send(fix(at: step * 5, north: step % 2 == 0 ? 20 : 35)) }
         #expect(h.events(.enteredGeofence).first?.createdAt == World.t0 + 65_000)
@@ -59,7 +65,7 @@ import Testing
     }
 
     @Test func aLateFastFixRetractsAnEntryThatWasNoStop() {
-        var h = Harness([Self.stopping])
+        var h = Harness([Self.stopping], settings: Self.oneMinute)
         for seconds: Int64 in [0, 10, 20, 40, 50, 60, 70, 80, 90] { h.send(fix(at: seconds, north: 20, speed: 0.2)) }
         let entry = h.events(.enteredGeofence)
         #expect(entry.count == 1 && entry.first?.createdAt == World.t0 + 60_000)

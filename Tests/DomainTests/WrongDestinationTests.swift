@@ -1,10 +1,16 @@
 import Domain
 import Testing
 
-/// `user.arrived_at_wrong_trip_destination`: entering a geofence with the destination's tag but
-/// another externalId, during a trip.
+/// `user.arrived_at_wrong_trip_destination` under Radar's rule (`WrongDestinationRule.entry`): entering a
+/// geofence with the destination's tag but another externalId, during a trip. The default rule, a stop,
+/// is `WrongDestinationStopTests`'s.
 @Suite struct WrongDestinationTests {
     let o = World.center
+    var entryRule: FoldSettings {
+        var settings = FoldSettings()
+        settings.wrongDestination = .entry
+        return settings
+    }
     /// The destination, 5 km north; the wrong store is at the origin; a geofence of another tag beside it.
     var geofences: [Geofence] {
         [
@@ -15,7 +21,7 @@ import Testing
     }
 
     @Test func firesOnEnteringAnotherGeofenceOfTheDestinationsTag() {
-        var h = Harness(geofences)
+        var h = Harness(geofences, settings: entryRule)
         h.send(World.fix(at: 0, World.offset(o, north: -1_000, east: 0)))
         h.send(World.start(at: 1, threshold: 1))
         h.send(World.fix(at: 60, o))  // the wrong store
@@ -33,7 +39,7 @@ import Testing
     }
 
     @Test func eachVisitHasItsOwnIdAndNoTripNoEvent() {
-        var h = Harness(geofences)
+        var h = Harness(geofences, settings: entryRule)
         h.send(World.fix(at: 0, o))  // inside the wrong store before any trip: nothing
         h.send(World.start(at: 1))
         h.send(World.fix(at: 60, World.offset(o, north: -1_000, east: 0)))
@@ -47,7 +53,7 @@ import Testing
     }
 
     @Test func anOfflineReplayRetractsAWrongArrival() {
-        var h = Harness(geofences)
+        var h = Harness(geofences, settings: entryRule)
         h.send(World.fix(at: 0, World.offset(o, north: -1_000, east: 0)))
         h.send(World.start(at: 1))
         h.send(World.fix(at: 120, o))

@@ -1,7 +1,7 @@
 import Codec
 import Domain
 import Foundation
-import Runtime
+@testable import Runtime
 import Simulation
 import Testing
 
@@ -32,6 +32,13 @@ import Testing
             step.removeAll()
         }
         return events
+    }
+
+    /// Indices of original publications whose `_id` is published nowhere else: changing one changes the run.
+    static func publishedOnce(_ events: [Event]) -> Set<Int> {
+        var count: [EventID: Int] = [:]
+        for event in events { count[event.id, default: 0] += 1 }
+        return Set(events.indices.filter { count[events[$0].id] == 1 && events[$0].revision == .original })
     }
 
     @Test func sameEventsDeliveredDifferentlyAreNoDifference() {
@@ -81,6 +88,73 @@ import Testing
                 #expect(text.contains(#""createdAt":"#), "\(text)")
             }
         }
+    }
+
+    @Test func aChangedEventNamesTheFieldsThatChanged() throws {
+        let events = Self.fleetEvents()
+        let once = Self.publishedOnce(events)
+        let index = try #require(events.indices.first { once.contains($0) && events[$0].confidence != nil && events[$0].location != nil })
+        var after = events
+        after[index].location = Coordinate(latitude: 1, longitude: 2)
+        after[index].confidence = nil
+
+        let diff = EventDiff(before: events, after: after)
+        let change = try #require(diff.changes.first)
+        #expect(diff.changes.count == 1 && change.kind == .changed)
+        #expect(change.fields.map(\.path) == ["location.coordinates[0]", "location.coordinates[1]", "confidence"])
+        let longitude = try #require(change.fields.first { $0.path == "location.coordinates[0]" })
+        #expect(longitude.after == "2" && longitude.before != nil && longitude.before != "2")
+        let confidence = try #require(change.fields.first { $0.path == "confidence" })
+        #expect(confidence.before != nil && confidence.after == nil)
+        #expect(!change.isETAOnly && change.size == 3)
+        #expect(diff.byField["location.coordinates[1]"] == 1 && diff.byField["confidence"] == 1)
+    }
+
+    @Test func examplesComeMostChangedFirstAndETAMovesLastLargestFirst() throws {
+        let events = Self.fleetEvents()
+        let once = Self.publishedOnce(events).sorted()
+        let withETA = once.filter { events[$0].trip?.eta != nil }
+        try #require(withETA.count >= 2)
+        let (small, large) = (withETA[0], withETA[1])
+        let twoFields = try #require(once.first { $0 != small && $0 != large && events[$0].location != nil })
+        let oneField = try #require(once.first {
+            ![small, large, twoFields].contains($0) && events[$0].trip != nil && events[$0].trip?.eta == nil
+        })
+        let removed = try #require(once.first { ![small, large, twoFields, oneField].contains($0) })
+        var after = events
+        after[small].trip!.eta!.durationSeconds += 6  // 0.1 min
+        after[large].trip!.eta!.durationSeconds += 600  // 10 min
+        after[large].trip!.eta!.distanceMeters += 900
+        after[twoFields].location = Coordinate(latitude: 3, longitude: 4)
+        after[oneField].createdAt += 1_000
+        var retraction = events[removed]
+        retraction.revision = .retracted
+        after.append(retraction)
+
+        let diff = EventDiff(before: events, after: after)
+        let order = diff.changes.map(\.id)
+        // Removed (every field differs), then 2 fields, then 1 field, then the ETA moves: 10 min before 0.1 min.
+        #expect(order == [events[removed].id, events[twoFields].id, events[oneField].id, events[large].id, events[small].id])
+        #expect(diff.etaOnlyChanges == 2)
+        #expect(diff.changes.suffix(2).allSatisfy { $0.isETAOnly })
+        let largeMove = try #require(diff.changes.first { $0.id == events[large].id })
+        #expect(abs(largeMove.etaDurationMove - 10) < 0.001)
+        #expect(Set(largeMove.fields.map(\.path)) == ["trip.eta.duration", "trip.eta.distance"])
+        let field = try #require(largeMove.fields.first { $0.path == "trip.eta.duration" })
+        #expect(Double(field.after ?? "") == Double(field.before ?? "").map { $0 + 10 })
+    }
+
+    @Test func jsonLeavesAreNamedByTheirPath() {
+        let leaves = JSONLeaves.of(#"{"a":{"b":[1,{"c":"x"}],"e":{},"f":[]},"g":null,"h":true}"#)
+        #expect(leaves == [
+            .init(path: "a.b[0]", value: "1"), .init(path: "a.b[1].c", value: #""x""#), .init(path: "a.e", value: "{}"),
+            .init(path: "a.f", value: "[]"), .init(path: "g", value: "null"), .init(path: "h", value: "true"),
+        ])
+        // Not JSON: one leaf holding the text, never a crash.
+        #expect(JSONLeaves.of(#"{"a":"#) == [.init(path: "", value: #"{"a":"#)])
+        #expect(FieldChange.between(#"{"a":1,"b":2}"#, #"{"a":1,"b":3,"c":4}"#) == [
+            FieldChange(path: "b", before: "2", after: "3"), FieldChange(path: "c", before: nil, after: "4"),
+        ])
     }
 
     @Test func anUnreadableLineIsAnErrorNamingIt() throws {

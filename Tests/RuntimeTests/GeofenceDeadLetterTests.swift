@@ -1,3 +1,4 @@
+import BrokerSimulation
 import Codec
 import Domain
 import Foundation

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTPServing
 @testable import Runtime
 import Testing
 
@@ -48,29 +49,51 @@ import Testing
         let idle = (0..<30).map { _ in Self.connect(server.port) }
         defer { idle.forEach { close($0) } }
         let health = Self.get(server.port, "/health")
-        #expect(health?.hasPrefix("HTTP/1.0 200") == true, "\(health ?? "no answer")")
+        #expect(health?.hasPrefix("HTTP/1.1 200") == true, "\(health ?? "no answer")")
         let scrape = Self.get(server.port, "/metrics")
         #expect(scrape?.contains("tripstream_transactions_total") == true)
+    }
+
+    /// More slow clients than the port takes connections, each in the middle of its request head: the probe's
+    /// connection makes the oldest of them give way, and is answered.
+    @Test func aCrowdOfSlowHeadsDoesNotLockOutTheHealthProbe() throws {
+        let metrics = RuntimeMetrics()
+        metrics.update { $0.ready = true }
+        var limits = MetricsServer.limits
+        limits.maximumConnections = 8
+        let server = try MetricsServer(address: "127.0.0.1", port: 0, metrics: metrics, limits: limits)
+        server.start()
+        defer { server.stop() }
+        let crowd = (0..<20).map { _ in Self.connect(server.port) }
+        defer { crowd.forEach { close($0) } }
+        for fd in crowd {
+            let head = Array("GET /metrics HTTP/1.1\r\nX-Slow: 1\r\n".utf8)
+            _ = head.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        for _ in 0..<5 {
+            let health = Self.get(server.port, "/health")
+            #expect(health?.hasPrefix("HTTP/1.1 200") == true, "\(health ?? "no answer")")
+        }
     }
 
     @Test func healthAndReadinessSayWhatIsWrong() throws {
         let metrics = RuntimeMetrics()
         let server = try MetricsServer(address: "127.0.0.1", port: 0, metrics: metrics)
         server.start()
-        #expect(Self.get(server.port, "/ready")?.hasPrefix("HTTP/1.0 503") == true)
+        #expect(Self.get(server.port, "/ready")?.hasPrefix("HTTP/1.1 503") == true)
         metrics.update {
             $0.ready = true
             $0.restoresInProgress = 1
         }
         #expect(Self.get(server.port, "/ready")?.contains("restoring state") == true)
-        #expect(Self.get(server.port, "/health")?.hasPrefix("HTTP/1.0 200") == true, "restoring is alive")
+        #expect(Self.get(server.port, "/health")?.hasPrefix("HTTP/1.1 200") == true, "restoring is alive")
         metrics.update {
             $0.restoresInProgress = 0
             $0.consecutiveAborts = RuntimeMetrics.Values.unhealthyAborts
         }
-        #expect(Self.get(server.port, "/ready")?.hasPrefix("HTTP/1.0 200") == true)
+        #expect(Self.get(server.port, "/ready")?.hasPrefix("HTTP/1.1 200") == true)
         let failing = Self.get(server.port, "/health")
-        #expect(failing?.hasPrefix("HTTP/1.0 503") == true)
+        #expect(failing?.hasPrefix("HTTP/1.1 503") == true)
         #expect(failing?.contains("transactions aborted in a row") == true)
         metrics.update {
             $0.consecutiveAborts = 0
@@ -79,16 +102,17 @@ import Testing
         #expect(Self.get(server.port, "/health")?.contains("lost this instance's partitions") == true)
     }
 
-    /// Out of descriptors, accept fails at once until one is closed: the server waits, longer each
-    /// time up to a second, instead of spinning a core; an interrupted accept is retried at once.
+    /// Out of descriptors, accept fails at once until one is closed: the server (now HTTPServing's, shared with
+    /// the console) waits, longer each time up to a second, instead of spinning a core; an interrupted accept is
+    /// retried at once.
     @Test func acceptFailuresBackOff() {
-        let pauses = (1...10).map { MetricsServer.pause(afterAcceptFailure: EMFILE, consecutive: $0) ?? 0 }
+        let pauses = (1...10).map { AcceptBackoff.pause(afterAcceptFailure: EMFILE, consecutive: $0) ?? 0 }
         #expect(pauses.first == 0.005)
         #expect(zip(pauses, pauses.dropFirst()).allSatisfy { $0 < $1 || $1 == 1 })
         #expect(pauses.last == 1)
-        #expect(MetricsServer.pause(afterAcceptFailure: ENFILE, consecutive: 1_000) == 1)
-        #expect(MetricsServer.pause(afterAcceptFailure: EINTR, consecutive: 3) == nil)
-        #expect(MetricsServer.pause(afterAcceptFailure: ECONNABORTED, consecutive: 1) == nil)
+        #expect(AcceptBackoff.pause(afterAcceptFailure: ENFILE, consecutive: 1_000) == 1)
+        #expect(AcceptBackoff.pause(afterAcceptFailure: EINTR, consecutive: 3) == nil)
+        #expect(AcceptBackoff.pause(afterAcceptFailure: ECONNABORTED, consecutive: 1) == nil)
     }
 
     @Test func aBadAddressIsAnErrorNamingIt() {

@@ -151,7 +151,7 @@ import Testing
         #expect(letters.map(\.topic).sorted() == [Self.topics.locations, Self.topics.tripCommands])
         #expect(letters.allSatisfy { $0.reason == .notAnObject && $0.detail.contains("tombstone") && $0.key == Array("u1".utf8) },
                 "\(letters.map(\.detail))")
-        #expect(owner.processor.counters.deadLetters[.notAnObject] == 2)
+        #expect(owner.engine.processorCounters.deadLetters[.notAnObject] == 2)
     }
 
     /// A seal encodes each user changed since the last one once, in its newest state (users topic and

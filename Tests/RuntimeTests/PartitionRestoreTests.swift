@@ -35,4 +35,45 @@ import Testing
         #expect(fold.state(of: "u1")?.ordinals.counts.first?.count == 3)
         #expect(fold.state(of: "u2") == nil && fold.state(of: "u3") == nil)
     }
+
+    /// A local snapshot written by an instance that had lost the partition without knowing claims changelog
+    /// records other owners wrote: the checkpoint after it does not go on from its own, or (none after it) the
+    /// group's committed offsets are not its.
+    @Test func aSnapshotThatHoldsLessThanTheChangelogUpToItsOffsetIsStale() throws {
+        let history = try TestHistory.store()
+        defer { history.close() }
+        let old = PartitionCheckpoint(locationsOffset: 5, commandsOffset: 1, streamTime: 50)
+        let snapshot = PartitionSnapshot(partition: 0, changelogOffset: 20, checkpoint: old, timelines: [])
+        func restore(_ tail: [PartitionCheckpoint]) -> PartitionRestore {
+            var restore = PartitionRestore(snapshot: snapshot, history: history)
+            for checkpoint in tail { restore.apply(key: PartitionCheckpoint.key, value: checkpoint.bytes) }
+            return restore
+        }
+        let goesOn = PartitionCheckpoint(locationsOffset: 9, commandsOffset: 1, streamTime: 70, previous: old.position)
+        let skipped = PartitionCheckpoint(locationsOffset: 12, commandsOffset: 2, streamTime: 90, previous:
+            PartitionCheckpoint(locationsOffset: 9, commandsOffset: 1, streamTime: 70).position)
+        #expect(!restore([goesOn, skipped]).snapshotIsStale(committed: (12, 2)))
+        #expect(restore([skipped]).snapshotIsStale(committed: (12, 2)), "what went from 5/1 to 9/1 is missing")
+        #expect(!restore([]).snapshotIsStale(committed: (5, 1)))
+        #expect(restore([]).snapshotIsStale(committed: (9, 1)), "the group committed past the snapshot")
+        #expect(!restore([]).snapshotIsStale(committed: (nil, nil)))
+        // Checkpoints written before they named their predecessor (version 1) cannot tell.
+        let unnamed = PartitionCheckpoint(locationsOffset: 12, commandsOffset: 2, streamTime: 90)
+        #expect(!restore([unnamed]).snapshotIsStale(committed: (12, 2)))
+        // Committed further than the changelog could be read (a transaction left open holds its end back).
+        #expect(restore([goesOn]).isBehind(committed: (12, 2)))
+        #expect(!restore([goesOn]).isBehind(committed: (9, 1)))
+    }
+
+    @Test func aCheckpointReadsBackWithWhatItGoesOnFrom() throws {
+        let first = PartitionCheckpoint(locationsOffset: 3, commandsOffset: 0, streamTime: .min)
+        let next = PartitionCheckpoint(locationsOffset: 7, commandsOffset: 2, streamTime: 1_000, previous: first.position)
+        #expect(try PartitionCheckpoint(bytes: next.bytes) == next)
+        #expect(try PartitionCheckpoint(bytes: first.bytes) == first)
+        // Version 1, as written before: no predecessor.
+        let version1: [UInt8] = [1] + Array(repeating: 0, count: 24)
+        let decoded = try PartitionCheckpoint(bytes: version1)
+        #expect(decoded.position == PartitionCheckpoint(locationsOffset: 0, commandsOffset: 0, streamTime: 0).position)
+        #expect(decoded.previous == nil)
+    }
 }

@@ -1,3 +1,4 @@
+import BrokerSimulation
 import Domain
 import Foundation
 import KafkaIO

@@ -111,15 +111,26 @@ extension TimelineCodecTests {
         return out
     }
 
+    /// The record as version 9 wrote it: version 10 added a byte to each presence, to a trip's plan and
+    /// to a command's options; two states without presences, trip or commands read alike.
+    static func asVersion9(_ record: [UInt8]) -> [UInt8] {
+        #expect(record.first == 10)
+        return [9] + record.dropFirst()
+    }
+
+    @Test func aVersion9RecordDecodesToTheSamePartsAsVersion10() throws {
+        let (parts, record, _) = twoFixRecord()
+        #expect(try TimelineCodec.decode(Self.asVersion9(record)) == parts)
+    }
+
     @Test func aVersion8RecordDecodesToTheSamePartsAsVersion9() throws {
         let (parts, record, _) = twoFixRecord()
-        #expect(record.first == 9)
-        #expect(try TimelineCodec.decode(Self.asVersion8(record)) == parts)
+        #expect(try TimelineCodec.decode(Self.asVersion8(Self.asVersion9(record))) == parts)
     }
 
     @Test func aVersion7RecordDecodesToTheSamePartsAsVersion8() throws {
-        let (parts, version9, _) = twoFixRecord()
-        let record = Self.asVersion8(version9)
+        let (parts, version10, _) = twoFixRecord()
+        let record = Self.asVersion8(Self.asVersion9(version10))
         // The states are 6 bytes longer in version 8: the tail section moves with them.
         let tail = (record.count - 45 - 15)..<(record.count - 45)
         #expect(record.first == 8)

@@ -153,6 +153,10 @@ public enum TripCommandDecoder {
                 options.expiresAfter = try reader.integerField(
                     "trip.expiresAfter", range: 1...43_200, &issue
                 ).map { Int($0) }
+            } else if reader.matches(key, "wrongDestination") {
+                options.wrongDestination = try reader.enumField(
+                    "trip.wrongDestination", choices: "stop, entry, off", &issue
+                ) { bytes in WrongDestinationRule.allCases.first { $0.name.utf8.elementsEqual(bytes) } }
             } else if reader.matches(key, "status") {
                 options.status = try reader.enumField(
                     "trip.status", choices: "pending, started, approaching, arrived, completed, canceled, expired", &issue

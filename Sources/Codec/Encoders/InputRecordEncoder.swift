@@ -84,6 +84,10 @@ public enum InputRecordEncoder {
             w.raw(",\"expiresAfter\":")
             w.int(minutes)
         }
+        if let rule = trip.wrongDestination {
+            w.raw(",\"wrongDestination\":")
+            w.string(rule.name)
+        }
         if let status = trip.status {
             w.raw(",\"status\":")
             w.tripStatus(status)

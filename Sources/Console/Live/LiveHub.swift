@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 import Foundation
 
 /// Fans the read model's deltas out to the pages' Server-Sent Event streams.

@@ -1,3 +1,5 @@
+import Codec
+import Domain
 import KafkaIO
 
 /// Reads one user's fixes from the locations topic for a window of record timestamps (when the fixes
@@ -48,7 +50,7 @@ public struct PlaybackReader: Sendable {
                 let partition = TopicPartition(topic: record.topic, partition: record.partition)
                 guard let end = ends[partition], record.offset < end, record.timestamp >= from, record.timestamp < to
                 else { continue }
-                guard record.key == key, let value = record.value, let point = Self.decode(value, timestamp: record.timestamp)
+                guard record.key == key, let value = record.value, let point = Self.decode(value)
                 else { continue }
                 points.append(point)
                 if points.count >= Self.maximumPoints { return (points, true) }
@@ -61,20 +63,11 @@ public struct PlaybackReader: Sendable {
         return (points, !remaining.isEmpty)
     }
 
-    /// A fix's time and position (`latitude`/`longitude` or a GeoJSON `location`), nil when it has none.
-    static func decode(_ value: [UInt8], timestamp: Int64) -> PlaybackPoint? {
-        guard let fix = JSONFields(bytes: value) else { return nil }
-        let position: (longitude: Double, latitude: Double)?
-        if let latitude = fix.double("latitude"), let longitude = fix.double("longitude"),
-            (-90...90).contains(latitude), (-180...180).contains(longitude)
-        {
-            position = (longitude, latitude)
-        } else {
-            position = fix.point("location")
-        }
-        guard let position else { return nil }
-        let speed = fix.double("speed").flatMap { $0 >= 0 ? $0 : nil }
-        return PlaybackPoint(time: fix.time("createdAt") ?? timestamp, longitude: position.longitude,
-                             latitude: position.latitude, speed: speed)
+    /// A fix's time, position and speed, read by Codec's `FixDecoder` as the service reads it: a fix the service
+    /// would dead-letter is no point of a route either.
+    static func decode(_ value: [UInt8]) -> PlaybackPoint? {
+        guard let fix = try? FixDecoder.decode(value) else { return nil }
+        return PlaybackPoint(time: fix.createdAt, longitude: fix.position.longitude, latitude: fix.position.latitude,
+                             speed: fix.speed.isFinite ? Double(fix.speed) : nil)
     }
 }

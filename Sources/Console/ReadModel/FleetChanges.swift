@@ -6,6 +6,8 @@ public struct FleetChanges: Sendable {
     public var geofences: [GeofenceView]
     public var removedGeofences: [String]
     public var events: [FeedEvent]
+    /// Events read since the last changes: more than `events` holds when the feed dropped some unseen.
+    public var eventCount: Int
     public var streamTime: Int64
     public var newestUserRecordAt: Int64
     /// This delta's number (the SSE event id).

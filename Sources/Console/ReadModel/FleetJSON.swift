@@ -87,7 +87,7 @@ enum FleetJSON {
             write(event, &json)
         }
         json.raw("],\"eventCount\":")
-        json.int(Int64(changes.events.count))
+        json.int(Int64(changes.eventCount))
         json.raw("}")
         return json.bytes
     }

@@ -1,3 +1,5 @@
+import Codec
+
 /// The console's read model: what the output topics say about the fleet, newest first, plus what changed
 /// since the live view last took the changes. A value: the feed applies records, the server reads it under
 /// one lock (``FleetStore``), and tests drive it directly.
@@ -59,18 +61,18 @@ public struct FleetModel: Sendable {
             }
             return true
         }
-        guard let state = JSONFields(bytes: value), let user = state.string("userId"), !user.isEmpty else { return false }
+        guard let state = Self.object(value), let user = state["userId"]?.string, !user.isEmpty else { return false }
         newestUserRecordAt = max(newestUserRecordAt, timestamp)
         let lastFixAt = state.time("lastFixAt") ?? 0
         var trip: TripView?
-        if let fields = state.nested("trip") {
+        if let fields = state["trip"] {
             trip = applyTrip(fields, user: user, timestamp: timestamp)
         }
         guard let location = state.point("location") else { return true }  // no fix yet: nothing to draw
         streamTime = max(streamTime, lastFixAt)
         let active = trip?.isActive == true ? trip : nil
         drivers[user] = Driver(id: user, longitude: location.longitude, latitude: location.latitude,
-                               lastFixAt: lastFixAt, speed: state.double("speed"), activeTrip: active?.key.trip,
+                               lastFixAt: lastFixAt, speed: state["speed"]?.double, activeTrip: active?.key.trip,
                                delayed: active?.delayed ?? false)
         removedDrivers.remove(user)
         changedDrivers.insert(user)
@@ -81,17 +83,17 @@ public struct FleetModel: Sendable {
     }
 
     mutating func applyEvent(_ value: [UInt8], timestamp: Int64) -> Bool {
-        guard let event = JSONFields(bytes: value), let type = event.string("type"),
-            let user = event.nested("user")?.string("userId")
+        guard let event = Self.object(value), let type = event["type"]?.string,
+            let user = event["user"]?["userId"]?.string, !user.isEmpty
         else { return false }
         var tripId: String?
-        if let fields = event.nested("trip") { tripId = applyTrip(fields, user: user, timestamp: timestamp)?.key.trip }
+        if let fields = event["trip"] { tripId = applyTrip(fields, user: user, timestamp: timestamp)?.key.trip }
         let location = event.point("location")
-        let geofence = event.nested("geofence").flatMap { fence in
-            fence.string("tag").map { "\($0)/\(fence.string("externalId") ?? "")" }
+        let geofence = event["geofence"].flatMap { fence in
+            fence["tag"]?.string.map { "\($0)/\(fence["externalId"]?.string ?? "")" }
         }
         eventSequence += 1
-        feed.append(FeedEvent(sequence: eventSequence, id: event.string("_id") ?? "", type: type,
+        feed.append(FeedEvent(sequence: eventSequence, id: event["_id"]?.string ?? "", type: type,
                               createdAt: event.time("createdAt") ?? 0, user: user, longitude: location?.longitude,
                               latitude: location?.latitude, geofence: geofence, trip: tripId))
         if feed.count > Self.feedLength + Self.feedLength / 4 { feed.removeFirst(feed.count - Self.feedLength) }
@@ -99,24 +101,24 @@ public struct FleetModel: Sendable {
     }
 
     mutating func applyETA(_ value: [UInt8], timestamp: Int64) -> Bool {
-        guard let update = JSONFields(bytes: value), let user = update.string("userId"),
-            let trip = update.string("externalId"), let status = update.string("status")
+        guard let update = Self.object(value), let user = update["userId"]?.string, !user.isEmpty,
+            let trip = update["externalId"]?.string, let status = update["status"]?.string
         else { return false }
         let key = TripKey(user: user, trip: trip)
         var view = trips[key] ?? TripView(key: key, status: status, delayed: false, minutesLate: 0)
         if view.endedAt == nil || !TripView.activeStatuses.contains(status) { view.status = status }
-        view.delayed = update.bool("delayed") ?? view.delayed
-        if let eta = update.nested("eta") { readETA(eta, into: &view) }
-        view.destinationTag = update.string("destinationGeofenceTag") ?? view.destinationTag
-        view.destinationExternalId = update.string("destinationGeofenceExternalId") ?? view.destinationExternalId
+        view.delayed = update["delayed"]?.bool ?? view.delayed
+        if let eta = update["eta"] { readETA(eta, into: &view) }
+        view.destinationTag = update["destinationGeofenceTag"]?.string ?? view.destinationTag
+        view.destinationExternalId = update["destinationGeofenceExternalId"]?.string ?? view.destinationExternalId
         view.scheduledArrivalAt = update.time("scheduledArrivalAt") ?? view.scheduledArrivalAt
         store(view, timestamp: timestamp)
         return true
     }
 
     mutating func applySummary(_ value: [UInt8], timestamp: Int64) -> Bool {
-        guard let summary = JSONFields(bytes: value), let user = summary.string("userId"),
-            let trip = summary.string("tripExternalId"), let status = summary.string("status")
+        guard let summary = Self.object(value), let user = summary["userId"]?.string, !user.isEmpty,
+            let trip = summary["tripExternalId"]?.string, let status = summary["status"]?.string
         else { return false }
         let key = TripKey(user: user, trip: trip)
         var view = trips[key] ?? TripView(key: key, status: status, delayed: false, minutesLate: 0)
@@ -134,44 +136,44 @@ public struct FleetModel: Sendable {
             changedGeofences.remove(name)
             return true
         }
-        guard let fence = JSONFields(bytes: value), let tag = fence.string("tag"),
-            let externalId = fence.string("externalId"), let type = fence.string("type")
+        guard let fence = Self.object(value), let tag = fence["tag"]?.string,
+            let externalId = fence["externalId"]?.string, let type = fence["type"]?.string
         else { return false }
         let name = key.flatMap { String(validating: $0, as: UTF8.self) } ?? "\(tag)/\(externalId)"
         let shape: GeofenceView.Shape
         switch type {
         case "circle":
-            guard let center = fence.point("coordinates"), let radius = fence.double("radius"), radius > 0 else {
+            guard let center = fence.point("coordinates"), let radius = fence["radius"]?.double, radius > 0 else {
                 return false
             }
             shape = .circle(longitude: center.longitude, latitude: center.latitude, radius: radius)
         case "polygon":
-            guard let rings = Self.rings(fence.array("coordinates")) else { return false }
+            guard let rings = Self.rings(fence["coordinates"]?.array) else { return false }
             shape = .polygon(rings)
         default: return false
         }
-        if fence.bool("enabled") == false {
+        if fence["enabled"]?.bool == false {
             if geofences.removeValue(forKey: name) != nil { removedGeofences.insert(name) }
             return true
         }
         geofences[name] = GeofenceView(key: name, tag: tag, externalId: externalId,
-                                       description: fence.string("description"), shape: shape)
+                                       description: fence["description"]?.string, shape: shape)
         removedGeofences.remove(name)
         changedGeofences.insert(name)
         return true
     }
 
     /// A polygon's rings: `[[[lon,lat],...],...]`, or a single ring `[[lon,lat],...]` as the geofences topic allows.
-    static func rings(_ coordinates: [Any]?) -> [[[Double]]]? {
+    static func rings(_ coordinates: [JSONValue]?) -> [[[Double]]]? {
         guard let coordinates, !coordinates.isEmpty else { return nil }
-        let nested = coordinates.first.flatMap { ($0 as? [Any])?.first as? [Any] } != nil
-        let ringList = nested ? coordinates : [coordinates]
+        let nested = coordinates.first?.array?.first?.array != nil
+        let ringList = nested ? coordinates : [.array(coordinates)]
         var rings: [[[Double]]] = []
         for ring in ringList {
-            guard let points = ring as? [Any], points.count >= 3, points.count <= 100_000 else { return nil }
+            guard let points = ring.array, points.count >= 3, points.count <= 100_000 else { return nil }
             var out: [[Double]] = []
             for point in points {
-                guard let pair = (point as? [Any]).flatMap(JSONFields.pair) else { return nil }
+                guard let pair = point.position else { return nil }
                 out.append([pair.longitude, pair.latitude])
             }
             rings.append(out)
@@ -179,37 +181,43 @@ public struct FleetModel: Sendable {
         return rings
     }
 
+    /// A record's value parsed by Codec, if it is a JSON object; nil (the record is counted as rejected) otherwise.
+    static func object(_ value: [UInt8]) -> JSONValue? {
+        guard let parsed = try? JSONValue.parse(value), parsed.isObject else { return nil }
+        return parsed
+    }
+
     // MARK: - Trips
 
     /// Updates the trip an event or user state carries, returns it as stored.
-    private mutating func applyTrip(_ fields: JSONFields, user: String, timestamp: Int64) -> TripView? {
-        guard let externalId = fields.string("externalId"), let status = fields.string("status") else { return nil }
+    private mutating func applyTrip(_ fields: JSONValue, user: String, timestamp: Int64) -> TripView? {
+        guard let externalId = fields["externalId"]?.string, let status = fields["status"]?.string else { return nil }
         let key = TripKey(user: user, trip: externalId)
         var view = trips[key] ?? TripView(key: key, status: status, delayed: false, minutesLate: 0)
         // A trip that ended stays ended: an older record read later (another topic) cannot revive it.
         if view.endedAt == nil || !TripView.activeStatuses.contains(status) { view.status = status }
-        view.mode = fields.string("mode") ?? view.mode
-        view.destinationTag = fields.string("destinationGeofenceTag") ?? view.destinationTag
-        view.destinationExternalId = fields.string("destinationGeofenceExternalId") ?? view.destinationExternalId
+        view.mode = fields["mode"]?.string ?? view.mode
+        view.destinationTag = fields["destinationGeofenceTag"]?.string ?? view.destinationTag
+        view.destinationExternalId = fields["destinationGeofenceExternalId"]?.string ?? view.destinationExternalId
         if let destination = fields.point("destinationLocation") { view.destination = destination }
-        view.destinationRadius = fields.double("destinationRadius") ?? view.destinationRadius
+        view.destinationRadius = fields["destinationRadius"]?.double ?? view.destinationRadius
         view.startedAt = fields.time("startedAt") ?? view.startedAt
         view.scheduledArrivalAt = fields.time("scheduledArrivalAt") ?? view.scheduledArrivalAt
         view.arrivedAt = fields.time("arrivedAt") ?? view.arrivedAt
-        if let eta = fields.nested("eta") { readETA(eta, into: &view) }
-        if let delay = fields.nested("delay") {
-            view.delayed = delay.bool("delayed") ?? false
-            view.minutesLate = Int(delay.double("scheduledArrivalTimeDelay") ?? 0)
+        if let eta = fields["eta"] { readETA(eta, into: &view) }
+        if let delay = fields["delay"], delay.isObject {
+            view.delayed = delay["delayed"]?.bool ?? false
+            view.minutesLate = Int(delay["scheduledArrivalTimeDelay"]?.double ?? 0)
         }
         store(view, timestamp: timestamp)
         return trips[key]
     }
 
-    private func readETA(_ eta: JSONFields, into view: inout TripView) {
-        view.etaMinutes = eta.double("duration") ?? view.etaMinutes
-        view.etaMeters = eta.double("distance") ?? view.etaMeters
-        view.etaLowMinutes = eta.double("durationLow") ?? view.etaLowMinutes
-        view.etaHighMinutes = eta.double("durationHigh") ?? view.etaHighMinutes
+    private func readETA(_ eta: JSONValue, into view: inout TripView) {
+        view.etaMinutes = eta["duration"]?.double ?? view.etaMinutes
+        view.etaMeters = eta["distance"]?.double ?? view.etaMeters
+        view.etaLowMinutes = eta["durationLow"]?.double ?? view.etaLowMinutes
+        view.etaHighMinutes = eta["durationHigh"]?.double ?? view.etaHighMinutes
     }
 
     private mutating func store(_ view: TripView, timestamp: Int64) {
@@ -250,6 +258,7 @@ public struct FleetModel: Sendable {
             drivers: changedDrivers.compactMap { drivers[$0] }, removedDrivers: Array(removedDrivers),
             trips: changedTrips.compactMap { trips[$0] }, geofences: changedGeofences.compactMap { geofences[$0] },
             removedGeofences: Array(removedGeofences), events: feed.filter { $0.sequence > eventsTakenThrough },
+            eventCount: Int(eventSequence - eventsTakenThrough),
             streamTime: streamTime, newestUserRecordAt: newestUserRecordAt, sequence: deltaSequence + 1)
         deltaSequence += 1
         changedDrivers = []

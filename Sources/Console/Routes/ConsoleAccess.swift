@@ -1,4 +1,5 @@
-import ConsoleHTTP
+import Crypto
+import HTTPServing
 
 /// Who may see the operations console: anyone who can reach it (loopback, no token), or holders of the
 /// bearer token, sent as `Authorization: Bearer`, as the `tripstream_console` cookie, or once as

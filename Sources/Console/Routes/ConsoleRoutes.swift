@@ -1,4 +1,4 @@
-import ConsoleHTTP
+import HTTPServing
 
 /// Maps requests to responses. No sockets here: tests call ``respond(_:)`` with parsed requests.
 ///
@@ -6,6 +6,8 @@ import ConsoleHTTP
 ///   ``ConsoleAccess``.
 /// - `/track/<token>`, `/api/track/<token>`: one trip for its customer, behind the token alone.
 /// - `/assets/…`: the pages' scripts and styles (nothing in them is data); `/healthz`.
+/// - `/tiles/<z>/<x>/<y>.<format>` and `/api/map`: the base map from a tiles file, and where the pages find it;
+///   public, as the tracking page draws it too (map tiles name no one).
 public struct ConsoleRoutes: Sendable {
     let store: FleetStore
     let hub: LiveHub
@@ -41,7 +43,7 @@ public struct ConsoleRoutes: Sendable {
         var response = route(request)
         counters.countResponse(response.status.code)
         response.headers.append(("Referrer-Policy", "no-referrer"))
-        let images = settings.tiles == nil ? "'self' data:" : "'self' data: http: https:"
+        let images = settings.tiles?.imageSources ?? "'self' data:"
         response.headers.append(("Content-Security-Policy",
                                  "default-src 'self'; img-src \(images); style-src 'self'; frame-ancestors 'none'"))
         return response
@@ -54,6 +56,12 @@ public struct ConsoleRoutes: Sendable {
         if path.hasPrefix("/assets/") { return asset(String(path.dropFirst(8))) }
         if path.hasPrefix("/track/") { return trackingPage(String(path.dropFirst(7))) }
         if path.hasPrefix("/api/track/") { return trackingData(String(path.dropFirst(11))) }
+        if path.hasPrefix("/tiles/") { return tile(path.dropFirst(7)) }
+        if path == "/api/map" {
+            var json = JSONText()
+            writeMap(&json)
+            return .json(json.bytes)
+        }
         guard path == "/" || path == "/metrics" || path.hasPrefix("/api/") else { return .error(.notFound, "no such page: try /") }
         guard settings.access.allows(request) else {
             return .error(.unauthorized, "this console needs its access token (Authorization: Bearer, or ?access_token= once)")
@@ -67,11 +75,11 @@ public struct ConsoleRoutes: Sendable {
                     ("Set-Cookie", "\(ConsoleAccess.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
                 ])
             }
-            return .text(.ok, ConsolePage.html, type: "text/html; charset=utf-8")
+            return html(WebFiles.all["console.html"] ?? [])
         case "/api/config":
             var json = JSONText()
-            json.raw("{\"tiles\":")
-            json.optionalString(settings.tiles)
+            json.raw("{\"map\":")
+            writeMap(&json)
             json.raw(",\"staleMinutes\":")
             json.int(Int64(settings.staleMinutes))
             json.raw(",\"metrics\":")
@@ -137,15 +145,53 @@ public struct ConsoleRoutes: Sendable {
         return lines
     }
 
+    /// A script or style sheet of the pages (`Sources/Console/Web`, embedded in the binary).
     private func asset(_ name: String) -> HTTPResponse {
-        switch name {
-        case "console.js": .text(.ok, ConsoleScript.text, type: "text/javascript; charset=utf-8")
-        case "map.js": .text(.ok, MapScript.text, type: "text/javascript; charset=utf-8")
-        case "tracking.js": .text(.ok, TrackingScript.text, type: "text/javascript; charset=utf-8")
-        case "playback.js": .text(.ok, PlaybackScript.text, type: "text/javascript; charset=utf-8")
-        case "console.css": .text(.ok, ConsoleStyle.text, type: "text/css; charset=utf-8")
-        default: .error(.notFound, "no such asset")
+        guard name.hasSuffix(".js") || name.hasSuffix(".css"), let file = WebFiles.file(name) else {
+            return .error(.notFound, "no such asset")
         }
+        return HTTPResponse(status: .ok, headers: [("Content-Type", file.type)], body: .bytes(file.bytes))
+    }
+
+    private func html(_ bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: .bytes(bytes))
+    }
+
+    // MARK: - Base map
+
+    /// `{"tiles": template, "tilesMaxZoom": n, "tilesAttribution": text}`, nulls without a base map.
+    func writeMap(_ json: inout JSONText) {
+        json.raw("{\"tiles\":")
+        json.optionalString(settings.tiles?.template)
+        json.raw(",\"tilesMaxZoom\":")
+        json.optionalInt(settings.tiles?.maxZoom.map(Int64.init))
+        json.raw(",\"tilesAttribution\":")
+        json.optionalString(settings.tiles?.attribution)
+        json.raw("}")
+    }
+
+    /// `<z>/<x>/<y>.<format>` from the tiles file: the image, 204 where the file has none (the map shows its
+    /// background there; not an error to count), 404 without a file or for another path.
+    private func tile(_ path: Substring) -> HTTPResponse {
+        guard case .file(let file) = settings.tiles else { return .error(.notFound, "no --tiles-file given") }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let dot = parts[2].firstIndex(of: "."), parts[2][parts[2].index(after: dot)...] == file.format.rawValue,
+            let z = Self.tileNumber(parts[0]), let x = Self.tileNumber(parts[1]), let y = Self.tileNumber(parts[2][..<dot])
+        else { return .error(.notFound, "tiles are /tiles/<z>/<x>/<y>.\(file.format.rawValue)") }
+        do {
+            guard let image = try file.tile(z: z, x: x, y: y) else { return HTTPResponse(status: HTTPStatus(204, "No Content")) }
+            // A file's tiles do not change while the console runs.
+            return HTTPResponse(status: .ok, headers: [("Content-Type", file.format.contentType),
+                                                       ("Cache-Control", "public, max-age=3600")], body: .bytes(image))
+        } catch {
+            return .error(HTTPStatus(500, "Internal Server Error"), "the tiles file \(error)")
+        }
+    }
+
+    /// A tile coordinate: 1 to 10 ASCII digits.
+    static func tileNumber(_ text: Substring) -> Int? {
+        guard (1...10).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     // MARK: - Tracking
@@ -177,9 +223,9 @@ public struct ConsoleRoutes: Sendable {
         switch trackedTrip(token) {
         case .success, .failure(.unknownTrip):
             // A trip not seen yet is not an error for its customer: the page says so and keeps asking.
-            return .text(.ok, TrackingPage.html, type: "text/html; charset=utf-8")
+            return html(WebFiles.all["tracking.html"] ?? [])
         case .failure(let refusal):
-            return .text(refusal.status, TrackingPage.refused(refusal.message), type: "text/html; charset=utf-8")
+            return html(WebFiles.refusedPage(refusal.message), status: refusal.status)
         }
     }
 

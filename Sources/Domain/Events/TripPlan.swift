@@ -15,6 +15,8 @@ public final class TripPlan: Sendable, Equatable {
     public let metadata: RawJSON?
     /// The trip expires this long after it started, ms.
     public let expiry: UnixMillis
+    /// When the trip reports a same-tag geofence that is not its destination.
+    public let wrongDestination: WrongDestinationRule
     /// A multi-leg trip's legs (empty: a trip to one destination). The destination fields above
     /// are the current leg's.
     public let legs: [TripLeg]
@@ -47,7 +49,7 @@ public final class TripPlan: Sendable, Equatable {
         externalId: String, destinationGeofenceTag: String?, destinationGeofenceExternalId: String?,
         destinationCoordinates: Coordinate?, destinationRadius: Double, mode: TravelMode, approachingThreshold: Int,
         scheduledArrivalAt: UnixMillis?, delayThreshold: Int = 0, metadata: RawJSON?,
-        expiry: UnixMillis = 24 * 3_600_000, legs: [TripLeg] = []
+        expiry: UnixMillis = 24 * 3_600_000, legs: [TripLeg] = [], wrongDestination: WrongDestinationRule = .stop
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -61,6 +63,7 @@ public final class TripPlan: Sendable, Equatable {
         self.metadata = metadata
         self.expiry = expiry
         self.legs = legs
+        self.wrongDestination = wrongDestination
         currentLegIndex = legs.firstIndex { $0.status == .pending }
         if let tag = destinationGeofenceTag, let externalId = destinationGeofenceExternalId {
             destinationGeofenceID = GeofenceID(tag: tag, externalId: externalId)
@@ -93,7 +96,8 @@ public final class TripPlan: Sendable, Equatable {
             destinationCoordinates: leg.map { $0.destinationCoordinates } ?? destinationCoordinates,
             destinationRadius: leg.map { $0.arrivalRadius ?? defaultRadius } ?? destinationRadius, mode: mode,
             approachingThreshold: approachingThreshold, scheduledArrivalAt: scheduledArrivalAt,
-            delayThreshold: delayThreshold, metadata: metadata, expiry: expiry, legs: legs)
+            delayThreshold: delayThreshold, metadata: metadata, expiry: expiry, legs: legs,
+            wrongDestination: wrongDestination)
     }
 
     /// Whether this plan goes where `other` goes.
@@ -110,6 +114,7 @@ public final class TripPlan: Sendable, Equatable {
                 && lhs.destinationRadius == rhs.destinationRadius && lhs.mode == rhs.mode
                 && lhs.approachingThreshold == rhs.approachingThreshold
                 && lhs.scheduledArrivalAt == rhs.scheduledArrivalAt && lhs.delayThreshold == rhs.delayThreshold
-                && lhs.metadata == rhs.metadata && lhs.expiry == rhs.expiry && lhs.legs == rhs.legs)
+                && lhs.metadata == rhs.metadata && lhs.expiry == rhs.expiry && lhs.legs == rhs.legs
+                && lhs.wrongDestination == rhs.wrongDestination)
     }
 }

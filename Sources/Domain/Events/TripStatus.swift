@@ -19,6 +19,8 @@ public enum TripStatus: UInt8, CaseIterable, Sendable {
 
     /// Tracked: ETA, approaching, arrival.
     public var isActive: Bool { self == .started || self == .approaching || self == .arrived }
+    /// Active and not arrived yet: when a quiet device is news (`user.trip_signal_lost`).
+    public var isOnTheWay: Bool { self == .started || self == .approaching }
     /// Not stopped yet: active or pending.
     public var isOpen: Bool { isActive || self == .pending }
 

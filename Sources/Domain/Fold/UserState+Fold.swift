@@ -21,6 +21,7 @@ extension UserState {
         let position = input.position
         let accuracy = input.accuracy.isNaN ? 0 : Double(input.accuracy)
 
+        let previousFixAt = locationAt
         var relocated = false
         var fixSpeed = input.speed
         if let last = location {
@@ -71,6 +72,10 @@ extension UserState {
             if tripEvents > geofenceEvents {
                 reportWrongDestinations(entries: geofenceEvents..<tripEvents, at: time, context: context, events: &events)
             }
+        }
+        if decisive, !presences.isEmpty, isStopped(at: time, settings: settings) {
+            let confirmedNow = previousFixAt == .min || previousFixAt - stoppedSince < settings.stopDuration
+            noteStopInside(at: time, confirmedNow: confirmedNow, context: context, events: &events)
         }
         return decisive ? .applied : .tooInaccurate
     }

@@ -1,9 +1,11 @@
-/// Signal lost during a trip (TripStream's, beyond Radar): `user.trip_signal_lost` when an active
-/// trip goes `FoldSettings.tripSignalLostAfter` without a fix, on the partition's stream time like
-/// dwell and expiry; `user.trip_signal_restored` on the next fix, with the gap as `duration`.
+/// Signal lost during a trip (TripStream's, beyond Radar): `user.trip_signal_lost` when a trip on its
+/// way (started or approaching, not yet arrived) goes `FoldSettings.tripSignalLostAfter` without a
+/// fix, on the partition's stream time like dwell and expiry; `user.trip_signal_restored` on the
+/// next fix, with the gap as `duration`. After arrival a quiet device is the normal end of a ride
+/// (the passenger is out, nobody completes the trip): the trip's expiry deals with it.
 extension UserState {
-    /// When the active trip's signal-lost timer is due; nil without an active trip, once it fired,
-    /// or when disabled.
+    /// When the trip's signal-lost timer is due; nil without a trip on its way, once it fired, or
+    /// when disabled.
     func tripSignalLostDue(settings: FoldSettings) -> UnixMillis? {
         tripBoxForReading?.signalLostDue(lastFixAt: locationAt, signalLostAfter: settings.tripSignalLostAfter)
     }
@@ -32,7 +34,7 @@ extension UserState {
 extension TripBox {
     /// `UserState.tripSignalLostDue`, read from the box alone: per fix, on a state read in place.
     func signalLostDue(lastFixAt: UnixMillis, signalLostAfter: UnixMillis) -> UnixMillis? {
-        guard signalLostAfter > 0, value.snapshot.status.isActive, value.signalLostSince == nil else { return nil }
+        guard signalLostAfter > 0, value.snapshot.status.isOnTheWay, value.signalLostSince == nil else { return nil }
         return max(lastFixAt, value.snapshot.startedAt) + signalLostAfter
     }
 }

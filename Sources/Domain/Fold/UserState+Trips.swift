@@ -130,7 +130,8 @@ extension UserState {
             scheduledArrivalAt: options.scheduledArrivalAt ?? base?.scheduledArrivalAt,
             delayThreshold: options.delayThreshold ?? base?.delayThreshold ?? settings.defaultDelayThreshold,
             metadata: options.metadata ?? base?.metadata,
-            expiry: options.expiresAfter.map { UnixMillis($0) * 60_000 } ?? base?.expiry ?? settings.tripExpiry)
+            expiry: options.expiresAfter.map { UnixMillis($0) * 60_000 } ?? base?.expiry ?? settings.tripExpiry,
+            wrongDestination: options.wrongDestination ?? base?.wrongDestination ?? settings.wrongDestination)
     }
 
     /// Ends the active trip with `status`, with its summary, and clears it.
@@ -219,14 +220,15 @@ extension UserState {
         }
     }
 
-    /// `user.arrived_at_wrong_trip_destination` for each geofence entered among `events[entries]`
-    /// that has the destination's tag but another externalId, while the trip is active (as Radar).
+    /// Under `WrongDestinationRule.entry` (Radar's rule): `user.arrived_at_wrong_trip_destination`
+    /// for each geofence entered among `events[entries]` that has the destination's tag but another
+    /// externalId, while the trip is active.
     mutating func reportWrongDestinations(entries: Range<Int>, at time: UnixMillis, context: FoldContext,
                                           events: inout [Event])
     {
         // Read in the box: copying the plan out retains all of its strings, on every fix with an entry.
-        guard let box = tripBoxForReading, box.value.snapshot.status.isActive,
-            let tag = box.value.snapshot.plan.destinationGeofenceTag,
+        guard let box = tripBoxForReading, box.value.snapshot.plan.wrongDestination == .entry,
+            box.value.snapshot.status.isActive, let tag = box.value.snapshot.plan.destinationGeofenceTag,
             let destination = box.value.snapshot.plan.destinationGeofenceExternalId
         else { return }
         for index in entries where events[index].type == .enteredGeofence {
@@ -238,6 +240,41 @@ extension UserState {
                 $0.combine(UInt64(entry.low))
             })
         }
+    }
+
+    /// The user is stopped (`isStopped`) at `time`; `confirmedNow` when this fix is the first to
+    /// find the stop `stopDuration` long. Every visit is marked as stopped in. Under
+    /// `WrongDestinationRule.stop`, one stop yields at most one `user.arrived_at_wrong_trip_destination`,
+    /// when it is confirmed: for the visit, not stopped in before, of a geofence with the destination's
+    /// tag but another externalId that the user is deepest inside (stores or drop-offs overlap at a
+    /// station). Not while the trip has arrived or the user is inside its destination, and not for a
+    /// visit that began by the trip's start (where it starts: a pickup, a depot). A drive-through, or
+    /// a wait at a light shorter than `stopDuration`, never yields one.
+    mutating func noteStopInside(at time: UnixMillis, confirmedNow: Bool, context: FoldContext, events: inout [Event]) {
+        var wrong: (index: Int, depth: Double, geofence: Geofence)?
+        if confirmedNow, let box = tripBoxForReading, box.value.snapshot.plan.wrongDestination == .stop,
+            box.value.snapshot.status.isOnTheWay, !box.value.insideDestination, let location,
+            let tag = box.value.snapshot.plan.destinationGeofenceTag,
+            let destination = box.value.snapshot.plan.destinationGeofenceExternalId
+        {
+            let startedAt = box.value.snapshot.startedAt
+            for (index, presence) in presences.enumerated()
+            where !presence.stoppedInside && presence.enteredAt > startedAt {
+                var hint = presence.slotHint
+                guard let geofence = context.geofences.geofence(presence.geofenceID, hint: &hint),
+                    geofence.tag == tag, geofence.externalId != destination,
+                    let depth = context.geofences.signedDistance(slot: hint, id: presence.geofenceID, to: location)?
+                        .distance
+                else { continue }
+                if wrong.map({ depth < $0.depth }) ?? true { wrong = (index, depth, geofence) }
+            }
+        }
+        if let wrong {
+            let visit = presences[wrong.index]  // one per visit: the visit names it
+            events.append(tripEvent(.arrivedAtWrongTripDestination, at: time, context: context,
+                                    geofence: wrong.geofence) { visit.combineVisit(into: &$0) })
+        }
+        for index in presences.indices where !presences[index].stoppedInside { presences[index].stoppedInside = true }
     }
 
     /// `TripProgress.updateDelay` on the trip in place.

@@ -21,6 +21,9 @@ public struct TripOptions: Sendable, Equatable {
     /// Minutes after its start at which the trip expires (TripStream's; absent:
     /// `FoldSettings.tripExpiry`).
     public var expiresAfter: Int?
+    /// When the trip reports `user.arrived_at_wrong_trip_destination` (TripStream's; absent:
+    /// `FoldSettings.wrongDestination`).
+    public var wrongDestination: WrongDestinationRule?
     /// The status to set (Radar's update-trip `status`): `pending` or `started` in a start,
     /// `started`, `approaching`, `arrived`, `completed` or `canceled` in an update.
     public var status: TripStatus?
@@ -36,7 +39,7 @@ public struct TripOptions: Sendable, Equatable {
         destinationCoordinates: Coordinate? = nil, destinationRadius: Double? = nil, mode: TravelMode? = nil,
         approachingThreshold: Int? = nil, scheduledArrivalAt: UnixMillis? = nil, delayThreshold: Int? = nil,
         metadata: RawJSON? = nil, expiresAfter: Int? = nil, status: TripStatus? = nil, legs: [TripLeg]? = nil,
-        legId: String? = nil, legIds: [String]? = nil
+        legId: String? = nil, legIds: [String]? = nil, wrongDestination: WrongDestinationRule? = nil
     ) {
         self.externalId = externalId
         self.destinationGeofenceTag = destinationGeofenceTag
@@ -53,5 +56,6 @@ public struct TripOptions: Sendable, Equatable {
         self.legs = legs
         self.legId = legId
         self.legIds = legIds
+        self.wrongDestination = wrongDestination
     }
 }

@@ -14,11 +14,15 @@ final class ConsumerClient {
     private let groupMember: Bool
     private let cooperative: Bool
 
-    /// - Parameter rebalanceCallback: Register the rebalance callback (group mode only).
-    init(configuration: KafkaConfiguration, rebalanceCallback: Bool) throws(KafkaError) {
+    /// - Parameters:
+    ///   - rebalanceCallback: Register the rebalance callback (group mode only).
+    ///   - releasesRevokedPartitions: Leave revoked partitions assigned until `release` (see `KafkaConsumer`).
+    init(configuration: KafkaConfiguration, rebalanceCallback: Bool, releasesRevokedPartitions: Bool = false)
+        throws(KafkaError)
+    {
         groupMember = rebalanceCallback
         cooperative = configuration["partition.assignment.strategy"]?.contains("cooperative-sticky") ?? false
-        let context = ConsumerContext()
+        let context = ConsumerContext(releasesRevokedPartitions: releasesRevokedPartitions)
         self.context = context
         self.client = try RDKafkaClient(
             type: RD_KAFKA_CONSUMER,
@@ -33,7 +37,10 @@ final class ConsumerClient {
 
     deinit {
         // Without close, rd_kafka_destroy would leave the group only after session.timeout.ms.
-        if !closed { _ = rd_kafka_consumer_close(client.handle) }
+        if !closed {
+            context.closing.withLock { $0 = true }
+            _ = rd_kafka_consumer_close(client.handle)
+        }
         // librdkafka before 2.3 aborts in rd_kafka_sticky_assignor_state_destroy when a
         // cooperative-sticky member is destroyed before its first assignment (librdkafka #4312;
         // Debian 12 ships 2.0.2). Leaking that one handle is the lesser evil.
@@ -193,6 +200,23 @@ final class ConsumerClient {
     func close() throws(KafkaError) {
         guard !closed else { return }
         closed = true
+        context.closing.withLock { $0 = true }
         try KafkaError.check(rd_kafka_consumer_close(handle))
+    }
+
+    /// Gives up revoked partitions the rebalance callback left assigned (those no longer assigned, lost
+    /// meanwhile, are left alone).
+    func release(_ partitions: [TopicPartition]) throws(KafkaError) {
+        let assigned = Set(try assignment())
+        let held = partitions.filter(assigned.contains)
+        guard !held.isEmpty else { return }
+        if cooperative {
+            let list = TopicPartitionList(held)
+            if let error = list.withPointer({ rd_kafka_incremental_unassign(handle, $0) }) {
+                throw KafkaError(consuming: error)
+            }
+        } else {
+            try KafkaError.check(rd_kafka_assign(handle, nil))
+        }
     }
 }

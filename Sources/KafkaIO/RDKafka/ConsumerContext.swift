@@ -8,6 +8,17 @@ final class ConsumerContext: Sendable {
     let rebalanceEvents = Mutex<[RebalanceEvent]>([])
     /// Whether an assignment ever arrived (see `ConsumerClient.deinit`).
     let everAssigned = Mutex<Bool>(false)
+    /// Whether revoked partitions stay assigned until the application releases them (`KafkaConsumer.release`),
+    /// and whether the consumer is closing (then they go at once: nobody will release them).
+    let releasesRevokedPartitions: Bool
+    let closing = Mutex<Bool>(false)
+
+    init(releasesRevokedPartitions: Bool = false) {
+        self.releasesRevokedPartitions = releasesRevokedPartitions
+    }
+
+    /// Whether the callback leaves a revocation for the application to release.
+    var holdsRevocations: Bool { releasesRevokedPartitions && !closing.withLock { $0 } }
 
     func record(_ event: RebalanceEvent) {
         if case .assigned = event { everAssigned.withLock { $0 = true } }

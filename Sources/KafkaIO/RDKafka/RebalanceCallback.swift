@@ -29,7 +29,10 @@ func kafkaRebalanceCallback(
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
         // Ask before unassigning: the flag describes the assignment being given up.
         let lost = rd_kafka_assignment_lost(client) != 0
-        if cooperative {
+        if !lost, context.holdsRevocations {
+            // The application commits what it folded from them first, then releases them
+            // (`KafkaConsumer.release`): until then the group waits, and nobody else resumes them.
+        } else if cooperative {
             failure = rd_kafka_incremental_unassign(client, partitions).map { KafkaError(consuming: $0) }
         } else {
             failure = errorUnlessOK(rd_kafka_assign(client, nil))

@@ -5,6 +5,8 @@ import LZ4IO
 /// What changed between two runs' events (`tripstream diff`): each run's events upserted by `_id`
 /// (the latest publication wins, a retraction removes), then matched by `_id`: added, removed,
 /// changed. Processing time and how an event was delivered (replayed, late, corrected) are not content.
+/// A changed event names the fields that changed; the differences come most changed first, and those
+/// that are only a trip's ETA moving come last.
 public struct EventDiff: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, removed, changed
@@ -42,6 +44,29 @@ public struct EventDiff: Sendable {
         public var geofence: String?
         public var before: String?
         public var after: String?
+        /// The fields that differ (a changed event only).
+        public var fields: [FieldChange] = []
+        /// How much differs: the fields that changed, or every field of an event one run lacks.
+        public var size = 0
+
+        /// Only the trip's ETA differs: the change that says least.
+        public var isETAOnly: Bool { kind == .changed && !fields.isEmpty && fields.allSatisfy(\.isETA) }
+
+        /// How far `trip.eta.duration` moved, in minutes (0 when it did not, or is not a number).
+        public var etaDurationMove: Double {
+            guard let field = fields.first(where: { $0.path == "trip.eta.duration" }),
+                  let before = field.before.flatMap(Double.init), let after = field.after.flatMap(Double.init)
+            else { return 0 }
+            return abs(after - before)
+        }
+
+        /// Most changed first; ETA-only changes last, the largest ETA moves first among them; then by `_id`.
+        static func rankedBefore(_ a: Change, _ b: Change) -> Bool {
+            if a.isETAOnly != b.isETAOnly { return !a.isETAOnly }
+            if a.isETAOnly, a.etaDurationMove != b.etaDurationMove { return a.etaDurationMove > b.etaDurationMove }
+            if a.size != b.size { return a.size > b.size }
+            return a.id < b.id
+        }
     }
 
     /// Events in each run (after upserting).
@@ -50,7 +75,11 @@ public struct EventDiff: Sendable {
     public var counts = Counts()
     public var byType: [EventType: Counts] = [:]
     public var byGeofence: [String: Counts] = [:]
-    /// Every difference, in `_id` order.
+    /// Changed events per field that changed (`trip.eta.duration`: 1,204).
+    public var byField: [String: Int] = [:]
+    /// Changed events that differ only in their trip's ETA.
+    public var etaOnlyChanges = 0
+    /// Every difference, most changed first (``Change/rankedBefore(_:_:)``).
     public var changes: [Change] = []
 
     public var isEmpty: Bool { counts.total == 0 }
@@ -77,9 +106,19 @@ public struct EventDiff: Sendable {
             counts.count(kind)
             byType[event.type, default: Counts()].count(kind)
             if let geofence { byGeofence[geofence, default: Counts()].count(kind) }
-            changes.append(Change(kind: kind, id: id, type: event.type, userId: event.userId, geofence: geofence,
-                                  before: was?.content, after: now?.content))
+            var change = Change(kind: kind, id: id, type: event.type, userId: event.userId, geofence: geofence,
+                                before: was?.content, after: now?.content)
+            if let was, let now {
+                change.fields = FieldChange.between(was.content, now.content)
+                change.size = change.fields.count
+                for field in change.fields { byField[field.path, default: 0] += 1 }
+                if change.isETAOnly { etaOnlyChanges += 1 }
+            } else {
+                change.size = JSONLeaves.of((now ?? was)!.content).count
+            }
+            changes.append(change)
         }
+        changes.sort(by: Change.rankedBefore)
     }
 
     /// Reads a run's events file (NDJSON, plain or LZ4); an unreadable line is an error naming it.

@@ -1,4 +1,7 @@
 import Domain
+#if canImport(Glibc)
+import Glibc
+#endif
 import KafkaIO
 
 // The runtime's view of the broker: a few small protocols, so the pipeline can run on Kafka
@@ -11,6 +14,9 @@ public protocol InputLog: AnyObject {
     func poll(maxRecords: Int, timeout: Duration) throws -> [ConsumedRecord]
     /// Assignments, revocations and losses since the last call, in order.
     func takeRebalanceEvents() -> [RebalanceEvent]
+    /// Hands partitions revoked in an orderly rebalance over to the group, once what was folded from them
+    /// is committed: until then the group gives them to nobody else.
+    func release(_ partitions: [TopicPartition]) throws
     func seek(_ offsets: [TopicPartitionOffset]) throws
     func pause(_ partitions: [TopicPartition]) throws
     func resume(_ partitions: [TopicPartition]) throws
@@ -103,6 +109,8 @@ public protocol Clock: Sendable {
     func now() -> UnixMillis
     /// Monotonic seconds.
     func monotonic() -> Double
+    /// Lets `seconds` pass (a pause between retries).
+    func sleep(seconds: Double)
 }
 
 /// The machine's clocks.
@@ -110,4 +118,5 @@ public struct SystemClock: Clock {
     public init() {}
     public func now() -> UnixMillis { WallClock.now() }
     public func monotonic() -> Double { WallClock.monotonic() }
+    public func sleep(seconds: Double) { usleep(UInt32(max(0, seconds) * 1e6)) }
 }

@@ -5,7 +5,7 @@ public struct KafkaBroker: Broker {
     public init() {}
 
     public func inputLog(configuration: KafkaConfiguration) throws -> any InputLog {
-        try KafkaConsumer(configuration: configuration)
+        try KafkaConsumer(configuration: configuration, releasesRevokedPartitions: true)
     }
 
     public func reader(configuration: KafkaConfiguration) throws -> any PartitionReader {

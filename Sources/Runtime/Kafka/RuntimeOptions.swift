@@ -44,6 +44,9 @@ public struct RuntimeOptions: Sendable {
     /// Partitions of topics created at start where the broker allows. Default: 12.
     public var partitions: Int32 = 12
     public var settings = FoldSettings()
+    /// Whether each seal keeps an image of the partitions it closes, for ``RuntimeProbes`` (the
+    /// simulation compares what a restore rebuilds with what was committed). Default: false.
+    package var capturesCommittedState = false
 
     public init(kafka: KafkaConfiguration, stateDirectory: String, instanceId: String) {
         self.kafka = kafka

@@ -12,6 +12,9 @@ public final class RuntimeMetrics: Sendable {
         public var transactionsAborted = 0
         /// Inputs whose outputs, state and offsets were committed.
         public var inputsCommitted = 0
+        /// Per input partition, the next offsets of fixes and commands committed (what the service has read
+        /// for good).
+        public var committedOffsets: [Int32: (locations: Int64, commands: Int64)] = [:]
         /// Transaction calls repeated after a retriable error (coordinator moving, request timed out).
         public var transactionRetries = 0
         /// Output records sent into the open transaction before its seal, while the fold went on.
@@ -142,6 +145,9 @@ public final class RuntimeMetrics: Sendable {
         for (reason, count) in v.fold.rejected { letters[reason, default: 0] += count }
         metric("tripstream_dead_letters_total", "counter", "Inputs dead-lettered, by reason.",
                RejectionReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(letters[$0] ?? 0)") })
+        metric("tripstream_trip_commands_unknown_destination_total", "counter",
+               "Trip commands naming a destination geofence not in the table: their trips get no ETA and never arrive.",
+               [("", "\(v.processor.unknownDestinations)")])
         metric("tripstream_rewinds_total", "counter",
                "Refolds that placed late inputs at their place in event time (one per user per batch).",
                [("", "\(v.fold.rewinds)")])

@@ -9,12 +9,8 @@ import KafkaIO
 /// a round (`FoldThreads` hands each partition to exactly one thread).
 final class PartitionOwner: @unchecked Sendable {
     let partition: Int32
-    var engine: PartitionEngine
-    /// The engine's processor (its fold and counters), in place.
-    var processor: InputProcessor {
-        _read { yield engine.processor }
-        _modify { yield &engine.processor }
-    }
+    /// The partition's fold and its rules: only the engine reaches into the fold.
+    private(set) var engine: PartitionEngine
     var merge: StreamMerge
     /// Outputs of the inputs folded since the last seal.
     var output = OutputBatch(newlineSeparated: false)
@@ -46,8 +42,14 @@ final class PartitionOwner: @unchecked Sendable {
 
     /// Whether the changelog had a checkpoint: then the inputs resume from its offsets.
     let hasCheckpoint: Bool
+    /// The checkpoint of the partition's state as its changelog last got it from this owner (its last
+    /// seal), or as restored: what the next seal's checkpoint goes on from, and a clean image's checkpoint.
+    private(set) var sealedCheckpoint: PartitionCheckpoint
     /// The users' history segments (local RocksDB, mirrored in the changelog).
     let history: RocksHistoryStore
+
+    /// Whether each seal keeps an image of the fold (see `RuntimeOptions.capturesCommittedState`).
+    var capturesImages = false
 
     init(partition: Int32, settings: FoldSettings, checkpoint: PartitionCheckpoint?, history: RocksHistoryStore,
          mergeWait: Double = 2, now: UnixMillis = WallClock.now(), monotonic: Double = WallClock.monotonic())
@@ -55,20 +57,25 @@ final class PartitionOwner: @unchecked Sendable {
         self.partition = partition
         self.history = history
         hasCheckpoint = checkpoint != nil
+        sealedCheckpoint = checkpoint ?? PartitionCheckpoint(locationsOffset: 0, commandsOffset: 0, streamTime: .min)
         engine = PartitionEngine(processor: InputProcessor(settings: settings, history: history))
         locationsOffset = checkpoint?.locationsOffset ?? 0
         commandsOffset = checkpoint?.commandsOffset ?? 0
-        if let streamTime = checkpoint?.streamTime { engine.processor.fold.restoreStreamTime(streamTime) }
+        if let streamTime = checkpoint?.streamTime { engine.restoreStreamTime(streamTime) }
         merge = StreamMerge(fixesFrom: locationsOffset, commandsFrom: commandsOffset, mergeWait: mergeWait,
                             now: monotonic)
         lastInputAt = now
         lastSnapshotAt = monotonic
     }
 
+    /// The checkpoint of the state as it is, going on from the last sealed one.
     var checkpoint: PartitionCheckpoint {
         PartitionCheckpoint(locationsOffset: locationsOffset, commandsOffset: commandsOffset,
-                            streamTime: processor.fold.streamTime)
+                            streamTime: engine.streamTime, previous: sealedCheckpoint.position)
     }
+
+    /// The checkpoint a snapshot of the partition as it is claims: the sealed one when nothing changed since.
+    var imageCheckpoint: PartitionCheckpoint { dirty ? checkpoint : sealedCheckpoint }
 
     /// Whether any input was folded (or a checkpoint restored): its offsets mean something.
     var hasProgress: Bool { hasCheckpoint || locationsOffset > 0 || commandsOffset > 0 }
@@ -121,8 +128,8 @@ final class PartitionOwner: @unchecked Sendable {
     func advanceIfIdle(now: UnixMillis, idle: Int64, geofences: GeofenceTable) {
         guard idle > 0, pendingCount == 0, now - lastInputAt >= idle else { return }
         let target = now - idle
-        guard target > processor.fold.streamTime else { return }
-        processor.advanceStreamTime(to: target, geofences: geofences, processingTime: now, into: &output)
+        guard target > engine.streamTime else { return }
+        engine.advanceStreamTime(to: target, geofences: geofences, processingTime: now, into: &output)
         idleAdvances += 1
         dirty = true
     }
@@ -136,11 +143,13 @@ final class PartitionOwner: @unchecked Sendable {
         let imaged = snapshotCapture.awaitsSeal
         if imaged { _ = evictIdleUsers(horizon: horizon) }  // before the touched users are taken
         var changelog: [ChangelogRecord] = []
-        processor.flushUsers(geofences: geofences, now: now, into: &output) { timeline in
+        engine.flushUsers(geofences: geofences, now: now, into: &output) { timeline in
             changelog.append(ChangelogRecord(key: Array(timeline.userId.utf8), value: TimelineCodec.encode(timeline)))
         }
         for change in history.takeChanges() { changelog.append(ChangelogRecord(key: change.key, value: change.value)) }
-        changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: checkpoint.bytes))
+        let sealing = checkpoint
+        sealedCheckpoint = sealing
+        changelog.append(ChangelogRecord(key: PartitionCheckpoint.key, value: sealing.bytes))
         var sealed = OutputBatch(newlineSeparated: false)
         swap(&sealed, &output)
         var timestamps: [Int64] = []
@@ -151,11 +160,25 @@ final class PartitionOwner: @unchecked Sendable {
         sealedUncommitted = true
         // What the changelog holds once this transaction committed (a copy sharing storage until the
         // fold changes it).
-        if imaged { snapshotCapture = .sealed(image: processor.fold, checkpoint: checkpoint) }
+        if imaged { snapshotCapture = .sealed(image: engine.image, checkpoint: sealing) }
         return PartitionBatch(
             partition: partition, owner: ObjectIdentifier(self), output: sealed, changelog: changelog,
             historyGeneration: history.seal(), offsets: hasProgress ? (locationsOffset, commandsOffset) : nil,
-            inputs: inputs, inputTimestamps: timestamps)
+            inputs: inputs, inputTimestamps: timestamps, checkpoint: sealing, image: capturesImages ? engine.image : nil)
+    }
+
+    /// Installs the state a restore read, before any input is folded.
+    func install(_ restore: PartitionRestore, geofences: GeofenceTable) throws {
+        try engine.install(restore, geofences: geofences)
+    }
+
+    /// Users idle beyond the horizon leave memory before an image (their state goes to the local
+    /// store; the snapshot no longer holds them). Their state is committed already (they were not
+    /// touched since the last seal): the store's writes join the generation being folded.
+    func evictIdleUsers(horizon: Int64) -> Int {
+        let streamTime = engine.streamTime
+        guard streamTime != .min else { return 0 }
+        return engine.evictIdleUsers(before: streamTime - horizon)
     }
 
     /// Forgets what was folded since the last commit (the transaction was aborted or the partition lost).

@@ -23,6 +23,10 @@ struct PartitionBatch: Sendable {
     /// Inputs it covers, and their Kafka timestamps (for the input-to-commit latency).
     let inputs: Int
     let inputTimestamps: [Int64]
+    /// What its changelog holds once committed: the checkpoint, and the fold's image when captured
+    /// (`RuntimeOptions.capturesCommittedState`).
+    let checkpoint: PartitionCheckpoint
+    let image: PartitionFold?
 }
 
 /// Everything one Kafka transaction carries, sealed between two fold rounds.

@@ -8,6 +8,7 @@ import Synchronization
 ///
 /// One job at a time, as the rotation asks for one partition at a time (the thread is a
 /// `SerialJobThread`: one job in flight, run in submission order); the driver collects the results.
+/// Without a thread (the simulation), `submit` writes at once on the caller's thread.
 final class SnapshotWriter: Sendable {
     struct Job: Sendable {
         let partition: Int32
@@ -24,28 +25,31 @@ final class SnapshotWriter: Sendable {
         let outcome: Swift.Result<Double, RuntimeError>
     }
 
-    private let thread = SerialJobThread(name: "tripstream-snapshot-writer")
+    private let thread: SerialJobThread?
     private let results = Mutex<[Result]>([])
     private let monotonic: @Sendable () -> Double
 
-    init(monotonic: @escaping @Sendable () -> Double) {
+    init(monotonic: @escaping @Sendable () -> Double, threaded: Bool = true) {
         self.monotonic = monotonic
+        thread = threaded ? SerialJobThread(name: "tripstream-snapshot-writer") : nil
     }
 
     /// Whether a snapshot is being written.
-    var isBusy: Bool { thread.isBusy }
+    var isBusy: Bool { thread?.isBusy ?? false }
 
     /// Writes `job` once the snapshot in progress (if any) is written.
     func submit(_ job: Job) {
-        // The jobs never throw (a failure is a result), so neither does the thread.
-        try? thread.submit { [self] in
+        let write = { [self] in
             let result = Self.write(job, monotonic: monotonic)
             results.withLock { $0.append(result) }
         }
+        guard let thread else { return write() }
+        // The jobs never throw (a failure is a result), so neither does the thread.
+        try? thread.submit(write)
     }
 
     /// Waits until the snapshot in progress (if any) is written: before snapshots are written elsewhere.
-    func waitUntilIdle() { try? thread.wait() }
+    func waitUntilIdle() { try? thread?.wait() }
 
     func takeResults() -> [Result] {
         results.withLock { results in
@@ -57,7 +61,7 @@ final class SnapshotWriter: Sendable {
     /// Writes the snapshot in progress, then ends the thread.
     func stop() {
         waitUntilIdle()
-        thread.stop()
+        thread?.stop()
     }
 
     /// Encodes and writes one snapshot, on the calling thread (also hand-over's and shutdown's, which

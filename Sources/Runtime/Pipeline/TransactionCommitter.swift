@@ -3,8 +3,8 @@ import Domain
 import Foundation
 import KafkaIO
 
-/// The thread that commits transactions while the fold goes on: it owns the transactional
-/// producer, takes one sealed transaction at a time and reports how it ended.
+/// The transactional producer and the jobs the driver hands it (``TransactionSteps``): it commits
+/// transactions while the fold goes on, and reports how each ended.
 ///
 /// One transaction in flight, one being folded: a producer has one open transaction, and the next
 /// one's outputs are only sent after this one committed, so the broker sees the transactions of an
@@ -15,9 +15,12 @@ import KafkaIO
 /// acknowledgements then overlap the fold, and the commit after the seal has less left to do. They
 /// belong to that transaction like the outputs sent at its seal: committed with its changelog and
 /// offsets, or aborted with them (`discardOpen` when the work they came from is dropped).
+///
+/// Threaded, a thread of its own makes the calls one after the other. Stepped (the simulation), nothing
+/// happens until `runNextCall` makes the next one, on the caller's thread.
 final class TransactionCommitter: @unchecked Sendable {
-    // Unchecked: `sink`, `isOpen`, `earlyFailure` and `earlyOversized` are used by the committer thread
-    // only; the hand-over state (`jobs`, `inFlight`, `finished`, ...) is guarded by `condition`.
+    // Unchecked: `sink` is used by the thread making the calls only (the committer thread, or the
+    // simulation's); everything else is guarded by `condition`.
     private let broker: any Broker
     private let configuration: KafkaConfiguration
     private let transactionalId: String
@@ -29,31 +32,25 @@ final class TransactionCommitter: @unchecked Sendable {
     let maximumRecordBytes: Int
 
     private let condition = NSCondition()
-    private enum Job {
-        case early([OutputBatch])
-        case commit(SealedTransaction)
-        case discard
-    }
-    /// Jobs in the order given: early outputs always reach the producer before the seal that follows them.
-    private var jobs: [Job] = []
+    private var steps: TransactionSteps
+    /// Whether a sealed transaction was handed over and its outcome not yet taken.
     private var inFlight = false
     /// Early batches given and not yet sent to the producer.
     private var earlyQueued = 0
-    /// Whether a discard was asked and has not yet run, and how the last one failed.
+    /// Whether a discard was asked and has not yet run, and how it ended.
     private var discardPending = false
     private var discarded: CommitOutcome?
-    /// Committer thread only: whether a transaction is begun, the first error of an early send (the
-    /// transaction is then aborted at its seal), and early records replaced by dead letters.
-    private var isOpen = false
-    private var earlyFailure: (any Error)?
-    private var earlyOversized = 0
     private var finished: (receipt: TransactionReceipt, outcome: CommitOutcome)?
     private var stopping = false
     private var exited = false
+    /// Told of every transaction the broker committed, as soon as its commit call returned (the simulation's
+    /// probe: a crash may come before the driver hears of it). Set before the first job.
+    var onCommitted: ((TransactionReceipt) -> Void)?
 
     /// Creates the producer and registers its transactional id (fencing an older instance's).
+    /// - Parameter threaded: false for the simulation, which makes each call with `runNextCall`.
     init(broker: any Broker, configuration: KafkaConfiguration, transactionalId: String, topics: Topics,
-         clock: any Clock, log: @escaping @Sendable (String) -> Void) throws
+         clock: any Clock, log: @escaping @Sendable (String) -> Void, threaded: Bool = true) throws
     {
         self.broker = broker
         self.configuration = configuration
@@ -61,10 +58,15 @@ final class TransactionCommitter: @unchecked Sendable {
         self.topics = topics
         self.clock = clock
         self.log = log
+        steps = TransactionSteps(topics: topics)
         // librdkafka's message.max.bytes (default 1,000,000) less room for the record's framing.
         maximumRecordBytes = configuration.maximumMessageBytes - 512
         sink = try broker.sink(configuration: configuration, transactionalId: transactionalId)
         try sink.initTransactions(timeout: .seconds(60))
+        guard threaded else {
+            exited = true
+            return
+        }
         let thread = Thread { [self] in serve() }
         thread.name = "tripstream-commit"
         thread.start()
@@ -81,10 +83,31 @@ final class TransactionCommitter: @unchecked Sendable {
     func submit(_ transaction: SealedTransaction) {
         condition.lock()
         precondition(!inFlight, "one transaction in flight at a time")
-        jobs.append(.commit(transaction))
+        steps.enqueue(.commit(transaction))
         inFlight = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Whether a job waits or is under way: a call to make (stepped).
+    var hasWork: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !steps.isIdle
+    }
+
+    /// The call the job under way makes next, by name (nil: none under way).
+    var callUnderWay: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return steps.callUnderWay
+    }
+
+    /// Jobs handed over and not yet done.
+    var queuedJobs: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return steps.queuedJobs
     }
 
     /// Whether outputs may be sent early now: no transaction is committing (its outputs would join it)
@@ -95,30 +118,45 @@ final class TransactionCommitter: @unchecked Sendable {
         return !inFlight && earlyQueued == 0
     }
 
-    /// Sends outputs into the open transaction (beginning it if needed) on the committer thread; the
-    /// caller checked `acceptsEarly`. A failure shows at the next commit, which then aborts.
+    /// Sends outputs into the open transaction (beginning it if needed); the caller checked
+    /// `acceptsEarly`. A failure shows at the next commit, which then aborts.
     func sendEarly(_ outputs: [OutputBatch]) {
         condition.lock()
         precondition(!inFlight, "early outputs belong to the next transaction, not to the one committing")
-        jobs.append(.early(outputs))
+        steps.enqueue(.early(outputs))
         earlyQueued += 1
         condition.broadcast()
         condition.unlock()
     }
 
-    /// Aborts the open transaction, dropping the outputs sent into it early, and waits until that is
-    /// done: for when the work they came from is dropped without a commit (partitions lost).
-    /// - Returns: `.aborted` if a transaction was open, `.fatal` if its producer could neither abort
-    ///   nor be replaced (the instance must stop), nil if none was open.
-    func discardOpen() -> CommitOutcome? {
+    /// Asks for the open transaction to be aborted, dropping the outputs sent into it early: for when
+    /// the work they came from is dropped without a commit (partitions lost). `takeDiscarded` says
+    /// when that is done.
+    func requestDiscard() {
         condition.lock()
-        defer { condition.unlock() }
         precondition(!inFlight, "a transaction in flight ends first")
-        jobs.append(.discard)
+        steps.enqueue(.discard)
         discardPending = true
         condition.broadcast()
+        condition.unlock()
+    }
+
+    /// How the discard asked ended: nil while it runs; `.some(nil)` if no transaction was open,
+    /// `.aborted`, or `.fatal` if its producer could neither abort nor be replaced.
+    func takeDiscarded() -> CommitOutcome?? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !discardPending else { return nil }
+        defer { discarded = nil }
+        return .some(discarded)
+    }
+
+    /// Waits until the discard asked ended (threaded only).
+    func awaitDiscarded() -> CommitOutcome? {
+        condition.lock()
         while discardPending { condition.wait() }
-        return discarded
+        condition.unlock()
+        return takeDiscarded() ?? nil
     }
 
     /// The outcome of the transaction in flight if it ended (nil: none in flight, or still committing).
@@ -128,7 +166,7 @@ final class TransactionCommitter: @unchecked Sendable {
         return takeFinished()
     }
 
-    /// Waits for the transaction in flight to end (nil: none was in flight).
+    /// Waits for the transaction in flight to end (nil: none was in flight). Threaded only.
     func awaitOutcome() -> (receipt: TransactionReceipt, outcome: CommitOutcome)? {
         condition.lock()
         defer { condition.unlock() }
@@ -154,151 +192,87 @@ final class TransactionCommitter: @unchecked Sendable {
     }
 
     private func serve() {
+        condition.lock()
         while true {
-            condition.lock()
-            while jobs.isEmpty, !stopping { condition.wait() }
-            guard !jobs.isEmpty else {
-                exited = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let job = jobs.removeFirst()
+            while steps.isIdle, !stopping { condition.wait() }
+            guard !steps.isIdle else { break }
             condition.unlock()
-
-            switch job {
-            case let .early(outputs):
-                sendEarlyOutputs(outputs)
-                condition.lock()
-                earlyQueued -= 1
-                condition.broadcast()
-                condition.unlock()
-            case let .commit(transaction):
-                let outcome = commit(transaction)
-                condition.lock()
-                finished = (TransactionReceipt(transaction), outcome)
-                condition.broadcast()
-                condition.unlock()
-            case .discard:
-                let outcome = isOpen
-                    ? abort(after: RuntimeError.earlyOutputsDropped, started: clock.monotonic())
-                    : nil
-                forgetOpenTransaction()
-                condition.lock()
-                discarded = outcome
-                discardPending = false
-                condition.broadcast()
-                condition.unlock()
-            }
+            runNextCall()
+            condition.lock()
         }
+        exited = true
+        condition.broadcast()
+        condition.unlock()
     }
 
-    /// Committed, aborted or discarded: the next transaction starts afresh.
-    private func forgetOpenTransaction() {
-        isOpen = false
-        earlyFailure = nil
-        earlyOversized = 0
-    }
-
-    private func beginIfNeeded() throws {
-        guard !isOpen else { return }
-        try sink.begin()
-        isOpen = true
-    }
-
-    private func sendEarlyOutputs(_ outputs: [OutputBatch]) {
-        guard earlyFailure == nil else { return }  // the transaction aborts at its seal anyway
-        do {
-            try beginIfNeeded()
-            for batch in outputs { try produce(batch, oversized: &earlyOversized) }
-        } catch {
-            log("early outputs not sent (\(error)); their transaction aborts at its seal")
-            earlyFailure = error
+    /// Makes the producer's next call and records how it went. - Returns: false when there was nothing to do.
+    @discardableResult
+    func runNextCall() -> Bool {
+        condition.lock()
+        let next = steps.next(now: clock.monotonic())
+        condition.unlock()
+        switch next {
+        case nil: return false
+        case let .finished(job)?: report(job, logs: [])
+        case let .call(call)?:
+            let result = make(call)
+            condition.lock()
+            let job = steps.record(result, now: clock.monotonic(), wall: clock.now())
+            let logs = steps.takeLogs()
+            condition.unlock()
+            report(job, logs: logs)
         }
+        return true
     }
 
-    // MARK: - One transaction
+    private func report(_ job: TransactionSteps.Finished?, logs: [String]) {
+        for line in logs { log(line) }
+        guard let job else { return }
+        condition.lock()
+        switch job {
+        case .early: earlyQueued -= 1
+        case let .transaction(receipt, outcome):
+            finished = (receipt, outcome)
+            if case .committed = outcome { onCommitted?(receipt) }
+        case let .discarded(outcome):
+            discarded = outcome
+            discardPending = false
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
 
-    private func commit(_ transaction: SealedTransaction) -> CommitOutcome {
-        let started = clock.monotonic()
-        var oversized = earlyOversized
-        var retries = 0
-        defer { forgetOpenTransaction() }
+    // MARK: - Calls
+
+    private func make(_ call: TransactionSteps.Call) -> TransactionSteps.CallResult {
         do {
-            if let earlyFailure { throw earlyFailure }
-            try beginIfNeeded()
-            // Outputs first, durable before the state that covers them: a broker that cannot abort
-            // (librdkafka's mock) may then repeat outputs after a crash, never lose them.
-            try produce(transaction.shared, oversized: &oversized)
-            for batch in transaction.partitions { try produce(batch.output, oversized: &oversized) }
-            try confirmDeliveries("outputs")
-            for batch in transaction.partitions {
-                for record in batch.changelog {
-                    try sink.produce(topic: topics.stateChangelog, partition: batch.partition, key: record.key,
-                                     value: record.value)
+            switch call {
+            case .begin: try sink.begin()
+            case let .send(outputs):
+                var oversized = 0
+                for batch in outputs { try produce(batch, oversized: &oversized) }
+                return .sent(oversized: oversized)
+            case let .sendChangelog(partitions):
+                for batch in partitions {
+                    for record in batch.changelog {
+                        try sink.produce(topic: topics.stateChangelog, partition: batch.partition, key: record.key,
+                                         value: record.value)
+                    }
                 }
-            }
-            try confirmDeliveries("changelog")
-            var offsets: [TopicPartitionOffset] = []
-            for batch in transaction.partitions {
-                guard let next = batch.offsets else { continue }
-                offsets.append(TopicPartitionOffset(topic: topics.locations, partition: batch.partition,
-                                                    offset: next.locations))
-                offsets.append(TopicPartitionOffset(topic: topics.tripCommands, partition: batch.partition,
-                                                    offset: next.commands))
-            }
-            if !offsets.isEmpty {
-                try retrying(&retries) {
-                    try sink.sendOffsets(offsets, membership: transaction.membership, timeout: .seconds(30))
-                }
-            }
-            try retrying(&retries) { try sink.commit(timeout: .seconds(60)) }
-            return .committed(seconds: clock.monotonic() - started, at: clock.now(), oversized: oversized, retries: retries)
-        } catch let error as KafkaError where error.isFatal && error.fencesThisInstance {
-            return .fatal(error)  // a newer instance took over: this one must stop
-        } catch {
-            // Any other error, fatal ones to this producer included (an idempotence sequence lost
-            // after a timed-out request): abort, or replace the producer if it cannot abort.
-            return abort(after: error, started: started)
-        }
-    }
-
-    /// Repeats a call the broker says may succeed again (coordinator moving, request timed out),
-    /// with a growing pause, for up to 30 s.
-    private func retrying(_ retries: inout Int, _ call: () throws -> Void) throws {
-        let deadline = clock.monotonic() + 30
-        var pause: UInt32 = 50_000
-        while true {
-            do {
-                return try call()
-            } catch let error as KafkaError where error.isRetriable && !error.isFatal && !error.isTxnRequiresAbort {
-                guard clock.monotonic() + Double(pause) / 1e6 < deadline else { throw error }
-                retries += 1
-                log("transaction: \(error.message); retrying")
-                usleep(pause)
-                pause = min(pause * 2, 1_000_000)
-            }
-        }
-    }
-
-    private func abort(after error: any Error, started: Double) -> CommitOutcome {
-        log("transaction failed, aborting: \(error)")
-        do {
-            try sink.abort(timeout: .seconds(30))
-        } catch let abortError {
-            // A producer that cannot abort cannot begin again: replace it. A new one with the same
-            // transactional id fences the old and has the coordinator abort what it left open.
-            log("abort failed (\(abortError)); replacing the transactional producer")
-            do {
+            case .flush: return .flushed(try sink.flush(timeout: .seconds(60)))
+            case let .sendOffsets(offsets, membership):
+                try sink.sendOffsets(offsets, membership: membership, timeout: .seconds(30))
+            case .commit: try sink.commit(timeout: .seconds(60))
+            case .abort: try sink.abort(timeout: .seconds(30))
+            case .replaceProducer:
                 sink = try broker.sink(configuration: configuration, transactionalId: transactionalId)
                 try sink.initTransactions(timeout: .seconds(60))
-            } catch let replaceError as KafkaError {
-                return .fatal(replaceError)
-            } catch {
-                return .fatal(KafkaError(code: .fatal, message: "replacing the producer: \(error)", isFatal: true))
+            case let .pause(seconds): clock.sleep(seconds: seconds)
             }
+            return .done
+        } catch {
+            return .failed(error)
         }
-        return .aborted(reason: "\(error)", seconds: clock.monotonic() - started)
     }
 
     private func produce(_ output: OutputBatch, oversized: inout Int) throws {
@@ -330,13 +304,6 @@ final class TransactionCommitter: @unchecked Sendable {
             try sink.produce(topic: topic, partition: nil, key: key, value: value)
         }
     }
-
-    private func confirmDeliveries(_ what: String) throws {
-        let report = try sink.flush(timeout: .seconds(60))
-        guard report.allDelivered else {
-            throw RuntimeError.recordsNotDelivered(count: report.failed, what: what, firstError: report.firstError.map { "\($0)" })
-        }
-    }
 }
 
 /// What the driver needs of a transaction once it ended (its outputs are gone by then).
@@ -347,6 +314,10 @@ struct TransactionReceipt: Sendable {
         let historyGeneration: UInt64
         let inputs: Int
         let inputTimestamps: [Int64]
+        /// Next offsets of fixes and commands once committed; nil before the partition folded anything.
+        let offsets: (locations: Int64, commands: Int64)?
+        let checkpoint: PartitionCheckpoint
+        let image: PartitionFold?
     }
 
     let parts: [Part]
@@ -358,7 +329,8 @@ struct TransactionReceipt: Sendable {
     init(_ transaction: SealedTransaction) {
         parts = transaction.partitions.map {
             Part(partition: $0.partition, owner: $0.owner, historyGeneration: $0.historyGeneration,
-                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps)
+                 inputs: $0.inputs, inputTimestamps: $0.inputTimestamps, offsets: $0.offsets,
+                 checkpoint: $0.checkpoint, image: $0.image)
         }
         sealedAt = transaction.sealedAt
         shared = transaction.shared

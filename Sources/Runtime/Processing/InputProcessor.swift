@@ -128,9 +128,22 @@ public struct InputProcessor: Sendable {
                        at: processingTime ?? fold.streamTime, into: &output)
             return
         }
+        countUnknownDestinations(of: command, in: geofences)
         let now = processingTime ?? max(fold.streamTime, command.createdAt)
         let result = fold.process(command, geofences: geofences, processingTime: now, events: &events)
         finish(result, key: key, value: value, source: source, now: now, into: &output)
+    }
+
+    /// Counts a command whose trip or legs name a destination geofence that `geofences` lacks (bad setup, said
+    /// by `SetupWarnings`): the fold takes it all the same.
+    private mutating func countUnknownDestinations(of command: TripCommand, in geofences: GeofenceTable) {
+        var named = [(command.trip.destinationGeofenceTag, command.trip.destinationGeofenceExternalId)]
+        for leg in command.trip.legs ?? [] { named.append((leg.destinationGeofenceTag, leg.destinationGeofenceExternalId)) }
+        for case let (tag?, externalId?) in named where geofences.geofence(tag: tag, externalId: externalId) == nil {
+            counters.unknownDestinations += 1
+            if counters.unknownDestinationExample == nil { counters.unknownDestinationExample = "\(tag)/\(externalId)" }
+            return  // one per command
+        }
     }
 
     /// Dead-letters a decoded record the caller refuses (e.g. a fix whose clock the stream refuted).

@@ -15,10 +15,17 @@ public struct PartitionRestore {
     public private(set) var firstCorruption: String?
     private var latest: [String: UserTimeline.Parts] = [:]
     public let history: RocksHistoryStore
+    /// The local snapshot's checkpoint, and whether a checkpoint record came after it in the changelog.
+    private let snapshotCheckpoint: PartitionCheckpoint?
+    private var sawCheckpointAfterSnapshot = false
+    /// Whether the first checkpoint after the snapshot does not go on from the snapshot's: the changelog
+    /// holds changes of another owner that the snapshot claims to cover but does not.
+    public private(set) var snapshotBehindChangelog = false
 
     public init(snapshot: PartitionSnapshot?, history: RocksHistoryStore) {
         self.history = history
         checkpoint = snapshot?.checkpoint
+        snapshotCheckpoint = snapshot?.checkpoint
         latest.reserveCapacity(snapshot?.timelines.count ?? 0)
         for parts in snapshot?.timelines ?? [] { latest[parts.userId] = parts }
     }
@@ -49,7 +56,14 @@ public struct PartitionRestore {
         }
         guard let value else { return }
         if key == PartitionCheckpoint.key {
-            checkpoint = try PartitionCheckpoint(bytes: value)
+            let read = try PartitionCheckpoint(bytes: value)
+            if let snapshot = snapshotCheckpoint, !sawCheckpointAfterSnapshot, let previous = read.previous,
+                previous != snapshot.position, read.position != snapshot.position
+            {
+                snapshotBehindChangelog = true
+            }
+            sawCheckpointAfterSnapshot = true
+            checkpoint = read
         } else {
             let parts = try TimelineCodec.decode(value)
             guard Array(parts.userId.utf8) == key else {
@@ -57,6 +71,22 @@ public struct PartitionRestore {
             }
             latest[parts.userId] = parts
         }
+    }
+
+    /// Whether what was read is behind the group's committed offsets (`committed`: fixes and commands, nil
+    /// where none was committed): a transaction committed the partition further than the changelog could be
+    /// read (a transaction still open holds its last stable offset back), or the snapshot holds less than it
+    /// claims.
+    public func isBehind(committed: (locations: Int64?, commands: Int64?)) -> Bool {
+        if let locations = committed.locations, locations > checkpoint?.locationsOffset ?? 0 { return true }
+        if let commands = committed.commands, commands > checkpoint?.commandsOffset ?? 0 { return true }
+        return false
+    }
+
+    /// Whether the restore must start again without the snapshot: the changelog after it does not go on from
+    /// its checkpoint, or it leaves the restore behind the group's committed offsets.
+    public func snapshotIsStale(committed: (locations: Int64?, commands: Int64?)) -> Bool {
+        snapshotCheckpoint != nil && (snapshotBehindChangelog || isBehind(committed: committed))
     }
 
     /// Installs the restored users into `fold` (in userId order, so slots do not depend on the

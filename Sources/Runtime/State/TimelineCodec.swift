@@ -3,7 +3,8 @@ import Domain
 /// The binary format of one user's persisted timeline: the value of a state-changelog record and
 /// an entry of a snapshot. Versioned, so a future layout can still read old records.
 public enum TimelineCodec {
-    /// 9: the user's event ordinals per geofence and trip (`EventOrdinals`, in place of one visit
+    /// 10: whether the user stopped during each visit (`Presence.stoppedInside`) and a trip's
+    /// wrong-destination rule, in its plan and its commands' options; 9: the user's event ordinals per geofence and trip (`EventOrdinals`, in place of one visit
     /// count and one trip count) and a trip's ordinal day; an ETA's 10–90 % range and a trip's own
     /// pace (the learned ETA); 8: the tail as `UserTimeline` holds it (`tailBytes`, `tailAttachments`), copied rather than
     /// re-encoded input by input; 7: the geofence table's fingerprint the tail was folded with
@@ -13,10 +14,10 @@ public enum TimelineCodec {
     /// rising ETAs; 4: a trip's lost signal; 3: trips' delay threshold and `trip.delay`; 3 and 2
     /// (history bounded by time: a tail and stored segments) are still read; 1 (a bounded list of
     /// inputs) is not.
-    static let version: UInt8 = 9
-    /// 6: states of layout 9; 1 to 5: states of layout `segmentVersion + 1` (versions 1 and 2, of states
+    static let version: UInt8 = 10
+    /// 7: states of layout 10; 6: states of layout 9; 1 to 5: states of layout `segmentVersion + 1` (versions 1 and 2, of states
     /// 2 and 3, are still read).
-    static let segmentVersion: UInt8 = 6
+    static let segmentVersion: UInt8 = 7
 
     public static func encode(_ parts: UserTimeline.Parts) -> [UInt8] { encode(UserTimeline(parts: parts)) }
 
@@ -84,7 +85,7 @@ public enum TimelineCodec {
         guard (1...segmentVersion).contains(v) else {
             throw BinaryReader.Corrupt(description: "unknown segment version \(v)")
         }
-        r.layout = v >= 6 ? 9 : v + 1
+        r.layout = v >= 7 ? 10 : v >= 6 ? 9 : v + 1
         let tableVersion = try r.u32()
         let start = try readState(&r)
         let inputs = try readInputs(&r)
@@ -296,6 +297,7 @@ public enum TimelineCodec {
             w.u32(p.visitOrdinal)
             w.i64(p.dwellDue)
             w.i64(p.endsAt)
+            w.bool(p.stoppedInside)
         }
         w.i64(s.pointee.stoppedSince)
         w.length(s.pointee.ordinals.counts.count)
@@ -331,8 +333,9 @@ public enum TimelineCodec {
             let ordinal = try r.u32()
             let dwellDue = try r.i64()
             let endsAt = r.layout >= 6 ? try r.i64() : .max
+            let stoppedInside = r.layout >= 10 ? try r.bool() : false
             s.presences.append(Presence(geofenceID: id, enteredAt: enteredAt, dwellDue: dwellDue,
-                                        visitOrdinal: ordinal, endsAt: endsAt))
+                                        visitOrdinal: ordinal, endsAt: endsAt, stoppedInside: stoppedInside))
         }
         if r.layout >= 6 { s.stoppedSince = try r.i64() }
         if r.layout >= 9 {
@@ -364,6 +367,7 @@ public enum TimelineCodec {
         write(plan.metadata, &w)
         w.i64(plan.expiry)
         writeLegs(plan.legs, &w)
+        w.u8(plan.wrongDestination.rawValue)
     }
 
     static func writeLegs(_ legs: [TripLeg], _ w: inout BinaryWriter) {
@@ -420,12 +424,17 @@ public enum TimelineCodec {
         }
         let approaching = try r.length()
         let scheduled = try r.optional { (r: inout BinaryReader) throws(BinaryReader.Corrupt) in try r.i64() }
+        let delayThreshold = r.layout >= 3 ? try r.length() : 0
+        let metadata = try readJSON(&r)
+        let expiry: UnixMillis = r.layout >= 6 ? try r.i64() : 24 * 3_600_000
+        let legs = r.layout >= 6 ? try readLegs(&r) : []
+        // Plans of layouts before 10 were Radar's entry rule's; they take today's default, the stop.
+        let wrongDestination: WrongDestinationRule = r.layout >= 10 ? try readCase(&r, "wrong-destination rule") : .stop
         return TripPlan(
             externalId: externalId, destinationGeofenceTag: tag, destinationGeofenceExternalId: geofence,
             destinationCoordinates: coordinates, destinationRadius: radius, mode: mode,
-            approachingThreshold: approaching, scheduledArrivalAt: scheduled,
-            delayThreshold: r.layout >= 3 ? try r.length() : 0, metadata: try readJSON(&r),
-            expiry: r.layout >= 6 ? try r.i64() : 24 * 3_600_000, legs: r.layout >= 6 ? try readLegs(&r) : [])
+            approachingThreshold: approaching, scheduledArrivalAt: scheduled, delayThreshold: delayThreshold,
+            metadata: metadata, expiry: expiry, legs: legs, wrongDestination: wrongDestination)
     }
 
     static func write(_ t: borrowing TripProgress, _ w: inout BinaryWriter) {
@@ -653,6 +662,7 @@ public enum TimelineCodec {
             w.length(ids.count)
             for id in ids { w.string(id) }
         }
+        w.optional(o.wrongDestination) { w, v in w.u8(v.rawValue) }
     }
 
     static func readOptions(_ r: inout BinaryReader) throws(BinaryReader.Corrupt) -> TripOptions {
@@ -691,6 +701,12 @@ public enum TimelineCodec {
                 var ids: [String] = []
                 for _ in 0..<count { ids.append(try r.string()) }
                 return ids
+            }
+        }
+        if r.layout >= 10 {
+            o.wrongDestination = try r.optional {
+                (r: inout BinaryReader) throws(BinaryReader.Corrupt) -> WrongDestinationRule in
+                try readCase(&r, "wrong-destination rule")
             }
         }
         return o
