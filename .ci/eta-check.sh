@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The learned ETA (issue 31) on the real Porto rides: the prototype's study (bench/eta_learned.py,
-# Python), then the held-out split through `replay --eta-model-out` / `--eta-model`
-# (bench/eta_replay.py): fails unless the 10-90 % range covers 75-85 % of true arrivals at 25/50/75 %
-# of the way and arrivals are still detected, and a late delivery with the model loaded changes no
-# event. Skipped without ../shared/data/real-trajectories.
+# The learned ETA (issues 31, 39) on the real Porto rides: the Python twin's study
+# (bench/eta_learned.py), then the held-out split through `replay --eta-model-out` / `--eta-model`
+# (bench/eta_replay.py --check): fails unless the ETA errs at most 32 / 33 / 37 % of the true
+# remaining time at 25 / 50 / 75 % of the ride, the 10-90 % range covers 78-82 % of true arrivals at
+# each of the three points, arrivals are still detected, and 1 and 4 training partitions learn the
+# same model file; then a late delivery with the model loaded changes no event. Skipped without
+# ../shared/data/real-trajectories.
 # Usage: .ci/eta-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +17,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 bench/eta_learned.py >&2
-python3 bench/eta_replay.py --tripstream "$tripstream" --work "$work" --threads 2 --check-range >&2
+python3 bench/eta_replay.py --tripstream "$tripstream" --work "$work" --threads 2 --check >&2
 # With a model loaded, an ETA still depends on its user's inputs only: the held-out fixes, half
 # delivered late by offline devices, give the events of their event-time order.
 python3 bench/late-arrival.py "$work/test/fixes.ndjson" "$work/late" --seed 7 >&2

@@ -25,8 +25,8 @@ enum EtaBench {
         var withModel = FoldSettings()
         withModel.eta.fleetModel = model
         Terminal.output("eta model       learned from the workload: \(Int(model.samples).grouped) checkpoint samples, "
-            + "\(model.paceMap.cells.count.grouped) map entries, \(heapBytesPerEntry(of: model.paceMap)) B of heap "
-            + "each (24 B payload, the rest the dictionary's slack); \(tripFixes.grouped) of \(fixes.grouped) "
+            + "\(model.paceMap.cells.count.grouped) map entries, \(heapBytesPerEntry(of: model)) B of heap "
+            + "each (24 B payload in a dictionary, 12 B per slot of the lookup table); \(tripFixes.grouped) of \(fixes.grouped) "
             + "fixes are on a trip with a destination")
 
         var variants = [Variant(name: "curve alone", settings: FoldSettings()),
@@ -73,15 +73,17 @@ enum EtaBench {
                 learned.events.lazy.filter { $0.type == .updatedTrip }.count)
     }
 
-    /// Heap bytes per entry of a map's cells, measured by building the same dictionary as reading a
-    /// model file does: capacity reserved for the count, then entry by entry.
-    static func heapBytesPerEntry(of map: EtaPaceMap) -> Int {
+    /// Heap bytes per map entry of a model as reading its file builds it: the cells' dictionary
+    /// (capacity reserved for the count, then entry by entry) and the lookup table made from it.
+    static func heapBytesPerEntry(of model: FleetEtaModel) -> Int {
         let before = tripstream_heap_in_use()
-        var cells: [UInt64: WelfordCount] = [:]
-        cells.reserveCapacity(map.cells.count)
-        for (key, count) in map.cells { cells[key] = count }
+        var cells: [UInt64: PaceCount] = [:]
+        cells.reserveCapacity(model.paceMap.cells.count)
+        for (key, count) in model.paceMap.cells { cells[key] = count }
+        let copy = FleetEtaModel(paceMap: EtaPaceMap(cells: cells, fleet: model.paceMap.fleet), regimes: model.regimes,
+                                 samples: model.samples, residuals: model.residuals)
         let after = tripstream_heap_in_use()
-        withExtendedLifetime(cells) {}
-        return (Int(after) - Int(before)) / max(map.cells.count, 1)
+        withExtendedLifetime(copy) {}
+        return (Int(after) - Int(before)) / max(model.paceMap.cells.count, 1)
     }
 }

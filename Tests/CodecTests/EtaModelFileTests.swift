@@ -13,20 +13,26 @@ import Darwin
 /// another version, for other features, cut short or damaged is refused with the reason.
 @Suite struct EtaModelFileTests {
     static func learnedModel() -> FleetEtaModel {
-        var model = FleetEtaModel()
+        var map = EtaPaceMap()
         let start: UnixMillis = 1_372_636_800_000
         for i in 0..<300 {
-            let position = Coordinate(latitude: 41.10 + Double(i % 17) * 0.003, longitude: -8.60 - Double(i % 5) * 0.01)
-            model.observeStep(speed: Double(i % 13) + 0.5, at: position, time: start + Int64(i) * 15_000)
+            // South of the equator and west of Greenwich too: negative keys' bits and ln speed sums.
+            let position = i % 3 == 0
+                ? Coordinate(latitude: -33.40 - Double(i % 7) * 0.003, longitude: -70.60 - Double(i % 5) * 0.01)
+                : Coordinate(latitude: 41.10 + Double(i % 17) * 0.003, longitude: -8.60 - Double(i % 5) * 0.01)
+            map.observe(speed: Double(i % 13) * 0.1 + 0.35, at: position, time: start + Int64(i) * 15_000)
         }
-        for trip in 0..<50 {
-            model.learn((0..<5).map { i in
+        var model = FleetEtaModel(paceMap: map, regimes: FleetEtaModel().regimes, samples: 0,
+                                  residuals: FleetEtaModel().residuals)!
+        model.learn((0..<50).flatMap { trip in
+            (0..<5).map { i in
                 let edge = Double(100 + 137 * ((trip + i) % 23))
-                return (EtaFeatures(values: [1, log(edge + 30), log(Double(i) * 60 + 60), log(3000),
-                                             log(Double(trip % 9) + 1), log(2), 1.4 + Double(i) / 10]),
-                        8 * edge.squareRoot() * (1 + Double(trip % 3) / 10))
-            })
-        }
+                return FleetEtaModel.Checkpoint(
+                    features: EtaFeatures(values: [1, log(edge + 30), log(Double(i) * 60 + 60), log(3000),
+                                                   log(Double(trip % 9) + 1), log(2), 1.4 + Double(i) / 10, 1.2]),
+                    remainingSeconds: 8 * edge.squareRoot() * (1 + Double(trip % 3) / 10), fold: trip % 5)
+            }
+        })
         return model
     }
 
@@ -38,9 +44,12 @@ import Darwin
         let decoded = try EtaModelFile.decode(bytes)
         #expect(decoded == model)
         #expect(EtaModelFile.encode(decoded) == bytes)
-        let features = EtaFeatures(values: [1, log(1530.0), log(180.0), log(3030.0), log(7.0), log(3.0), 1.5])
+        let features = EtaFeatures(values: [1, log(1530.0), log(180.0), log(3030.0), log(7.0), log(3.0), 1.5, 1.1])
         #expect(decoded.estimate(features) == model.estimate(features))
-        #expect(Self.text(bytes).hasPrefix("tripstream-eta-model 1\nfeatures 7\n"))
+        let place = Coordinate(latitude: -33.403, longitude: -70.61)
+        #expect(decoded.logSpeed(at: place, time: 1_372_636_800_000) == model.logSpeed(at: place, time: 1_372_636_800_000))
+        #expect(model.paceMap.cells.values.contains { $0.logSpeedSum < 0 }, "slow cells: negative sums")
+        #expect(Self.text(bytes).hasPrefix("tripstream-eta-model 2\nfeatures 8\nregimes 300 1500\n"))
         #expect(model.paceMap.cells.count > 10)
     }
 
@@ -57,8 +66,16 @@ import Darwin
 
     @Test func anotherVersionIsNamed() {
         var text = Self.text(EtaModelFile.encode(Self.learnedModel()))
-        text = text.replacingOccurrences(of: "tripstream-eta-model 1\n", with: "tripstream-eta-model 2\n")
-        #expect(throws: EtaModelFileError.unsupportedVersion(2)) { try EtaModelFile.decode(Array(text.utf8)) }
+        text = text.replacingOccurrences(of: "tripstream-eta-model 2\n", with: "tripstream-eta-model 3\n")
+        #expect(throws: EtaModelFileError.unsupportedVersion(3)) { try EtaModelFile.decode(Array(text.utf8)) }
+    }
+
+    /// The first format (one regression, Welford cells) is refused by name, with what to do.
+    @Test func aVersionOneModelIsRefusedWithWhatToDo() throws {
+        let versionOne = "tripstream-eta-model 1\nfeatures 7\nbands 200 500 1000 2000 4000\ncell 0.005 4\nsamples 0\n"
+        let error = try #require(throws: EtaModelFileError.self) { try EtaModelFile.decode(Array(versionOne.utf8)) }
+        #expect(error == .unsupportedVersion(1))
+        #expect(error.description.contains("replay --eta-model-out"))
     }
 
     @Test func aModelOfOtherBandsIsIncompatible() {
@@ -87,8 +104,35 @@ import Darwin
     @Test func aGarbledLineIsNamedByItsNumber() {
         let text = Self.text(EtaModelFile.encode(Self.learnedModel()))
             .replacingOccurrences(of: "\nmoments ", with: "\nmoments x")
-        #expect(throws: EtaModelFileError.malformed(line: 7, field: "moments")) {
+        #expect(throws: EtaModelFileError.malformed(line: 11, field: "moments")) {
             try EtaModelFile.decode(Array(text.utf8))
+        }
+    }
+
+    /// Cell lines are read byte by byte: a short key, a letter in a count, keys out of order or
+    /// twice, an empty count, or a line cut short are each named.
+    @Test func aDamagedCellLineIsNamed() throws {
+        let text = Self.text(EtaModelFile.encode(Self.learnedModel()))
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("cells ") }) + 1
+        func decode(_ lines: [String]) throws(EtaModelFileError) { _ = try EtaModelFile.decode(Array(lines.joined(separator: "\n").utf8)) }
+        let line = lines[first], fields = line.split(separator: " ").map(String.init)
+        let damages = [String(line.dropFirst()),  // a key of 15 digits
+                       [fields[0], "x" + fields[1], fields[2], fields[3]].joined(separator: " "),
+                       [fields[0], "0", "0", fields[3]].joined(separator: " "),  // an empty count
+                       [fields[0].uppercased(), fields[1], fields[2], fields[3]].joined(separator: " ")]
+        for damage in damages where damage != line {
+            var damaged = lines
+            damaged[first] = damage
+            #expect(throws: EtaModelFileError.malformed(line: first + 1, field: "cell entry")) { try decode(damaged) }
+        }
+        var swapped = lines
+        swapped.swapAt(first, first + 1)
+        #expect(throws: EtaModelFileError.malformed(line: first + 2, field: "cell entry")) { try decode(swapped) }
+        lines[first] = String(lines[first].prefix(20))
+        #expect(throws: EtaModelFileError.self) { try decode(Array(lines.prefix(first + 1))) }
+        #expect(throws: EtaModelFileError.truncated) {
+            _ = try EtaModelFile.decode(Array(text.utf8.prefix(text.utf8.count - 30)))
         }
     }
 }

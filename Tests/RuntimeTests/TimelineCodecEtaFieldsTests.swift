@@ -17,10 +17,13 @@ import Testing
             let position = Coordinate(latitude: 41.15 + north / 111_195, longitude: -8.61)
             let time = 1_000 + UnixMillis(index) * 15_000
             progress.pace.advance(to: position, centerDistance: north, edgeDistance: north - 100, at: time)
-            let features = EtaFeatures(edgeDistance: north - 100, elapsedSeconds: Double(index) * 15,
-                                       pace: progress.pace, mapLogSpeed: 1.5)
+            let features = TripFeatures(edgeDistance: north - 100, elapsedSeconds: Double(index) * 15,
+                                        pace: progress.pace)
             if progress.etaSamples.isDue(elapsed: time - 1_000) {
-                progress.etaSamples.append(EtaSampleList.Sample(time: time, features: features), elapsed: time - 1_000)
+                // West of Greenwich and south of the equator: the stored bits of negative degrees.
+                let destination = Coordinate(latitude: -33.45, longitude: -70.66)
+                progress.etaSamples.append(EtaSampleList.Sample(time: time, position: position, destination: destination,
+                                                                trip: features), elapsed: time - 1_000)
             }
         }
         #expect(progress.etaSamples.count == 2)  // at 0 s and 30 s, not 15 s
@@ -36,5 +39,6 @@ import Testing
         #expect(decoded.current.trip?.snapshot.eta?.durationHighSeconds == 720)
         #expect(decoded.current.trip?.pace == progress.pace)
         #expect(decoded.current.trip?.etaSamples == progress.etaSamples)
+        #expect(decoded.current.trip?.etaSamples.last?.destination == Coordinate(latitude: -33.45, longitude: -70.66))
     }
 }

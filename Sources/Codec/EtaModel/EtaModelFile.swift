@@ -4,20 +4,24 @@ import Domain
 /// an analyst can read it; numbers in their shortest exact form, cells in key order, so the same
 /// model always gives the same bytes. Documented in `schemas/eta-model.md`.
 ///
-///     tripstream-eta-model 1
-///     features 7
+///     tripstream-eta-model 2
+///     features 8
+///     regimes 300 1500
 ///     bands 200 500 1000 2000 4000
+///     progress 0.375 0.625
 ///     cell 0.005 4
 ///     samples <n>
-///     gram <28 numbers: the upper triangle of X'X, row by row>
-///     moments <7 numbers: X'y>
-///     residuals <60 counts>            (one line per band, 6 lines)
-///     fleet <count> <mean> <squared deviations> <last seen hour>
+///     gram <36 numbers: the upper triangle of X'X, row by row>     (one line per regime, 3 lines)
+///     moments <8 numbers: X'y>                                     (one line per regime, 3 lines)
+///     residuals <60 counts>              (one line per distance band × progress band, 18 lines)
+///     fleet <count> <ln speed sum> <last seen hour>
 ///     cells <n>
-///     <key, 16 hex digits> <count> <mean> <squared deviations> <last seen hour>   (n lines)
+///     <key, 16 hex digits> <count> <ln speed sum> <last seen hour>   (n lines)
 ///     end <FNV-1a 64 of every byte before this line, 16 hex digits>
+///
+/// Read byte by byte: a model of a large fleet is a million cell lines, read when `run` starts.
 public enum EtaModelFile {
-    public static let version = 1
+    public static let version = 2
     static let magic = "tripstream-eta-model"
 
     // MARK: - Writing
@@ -25,28 +29,30 @@ public enum EtaModelFile {
     public static func encode(_ model: FleetEtaModel) -> [UInt8] {
         var text = "\(magic) \(version)\n"
         text += "features \(EtaFeatures.count)\n"
+        text += "regimes " + FleetEtaModel.regimeLimits.map(integerText).joined(separator: " ") + "\n"
         text += "bands " + FleetEtaModel.bandLimits.map(integerText).joined(separator: " ") + "\n"
+        text += "progress " + FleetEtaModel.progressLimits.map { "\($0)" }.joined(separator: " ") + "\n"
         text += "cell \(EtaPaceMap.cellDegrees) \(EtaPaceMap.bucketHours)\n"
         text += "samples \(model.samples)\n"
-        text += "gram " + model.gram.map { "\($0)" }.joined(separator: " ") + "\n"
-        text += "moments " + model.moments.map { "\($0)" }.joined(separator: " ") + "\n"
+        for regime in model.regimes { text += "gram " + regime.gram.map { "\($0)" }.joined(separator: " ") + "\n" }
+        for regime in model.regimes { text += "moments " + regime.moments.map { "\($0)" }.joined(separator: " ") + "\n" }
         for histogram in model.residuals {
             text += "residuals " + histogram.bins.map { "\($0)" }.joined(separator: " ") + "\n"
         }
         text += "fleet " + countText(model.paceMap.fleet) + "\n"
         text += "cells \(model.paceMap.cells.count)\n"
-        for (key, count) in model.paceMap.cells.sorted(by: { $0.key < $1.key }) {
-            text += hex(key) + " " + countText(count) + "\n"
-        }
         var bytes = Array(text.utf8)
+        for (key, count) in model.paceMap.cells.sorted(by: { $0.key < $1.key }) {
+            bytes += Array((hex(key) + " " + countText(count) + "\n").utf8)
+        }
         bytes += Array("end \(hex(checksum(bytes[...])))\n".utf8)
         return bytes
     }
 
     private static func integerText(_ value: Double) -> String { "\(Int(value))" }
 
-    private static func countText(_ count: WelfordCount) -> String {
-        "\(count.count) \(count.mean) \(count.squaredDeviations) \(count.lastSeenHour)"
+    private static func countText(_ count: PaceCount) -> String {
+        "\(count.count) \(count.logSpeedSum) \(count.lastSeenHour)"
     }
 
     private static func hex(_ value: UInt64) -> String {
@@ -66,106 +72,80 @@ public enum EtaModelFile {
     // MARK: - Reading
 
     public static func decode(_ bytes: [UInt8]) throws(EtaModelFileError) -> FleetEtaModel {
-        guard bytes.starts(with: Array(magic.utf8)) else { throw .notAnEtaModel }
-        var lines = Lines(bytes)
-        let header = try lines.next("header")
-        guard header.count == 2, let version = Int(header[1]) else { throw .malformed(line: 1, field: "header") }
-        guard version == Self.version else { throw .unsupportedVersion(version) }
-        guard try lines.fields("features", count: 1) == ["\(EtaFeatures.count)"] else {
-            throw .incompatible(field: "feature count")
+        guard bytes.starts(with: Array((magic + " ").utf8)) else { throw .notAnEtaModel }
+        var reader = EtaModelReader(bytes)
+        try reader.startLine()
+        reader.skip(magic.utf8.count + 1)
+        let version = try reader.unsigned("header")
+        try reader.endLine("header")
+        guard version == UInt64(Self.version) else { throw .unsupportedVersion(Int(clamping: version)) }
+        try reader.expectLine("features \(EtaFeatures.count)", or: .incompatible(field: "feature count"))
+        try reader.expectLine("regimes " + FleetEtaModel.regimeLimits.map(integerText).joined(separator: " "),
+                              or: .incompatible(field: "regimes"))
+        try reader.expectLine("bands " + FleetEtaModel.bandLimits.map(integerText).joined(separator: " "),
+                              or: .incompatible(field: "residual bands"))
+        try reader.expectLine("progress " + FleetEtaModel.progressLimits.map { "\($0)" }.joined(separator: " "),
+                              or: .incompatible(field: "progress bands"))
+        try reader.expectLine("cell \(EtaPaceMap.cellDegrees) \(EtaPaceMap.bucketHours)",
+                              or: .incompatible(field: "cell size"))
+        try reader.name("samples")
+        try reader.space("samples")
+        let samples = try reader.unsigned("samples")
+        try reader.endLine("samples")
+        let regimeCount = FleetEtaModel.regimeLimits.count + 1
+        var grams: [[Double]] = []
+        for _ in 0..<regimeCount { grams.append(try reader.doubles("gram", count: RidgeStatistics.gramCount)) }
+        var regimes: [RidgeStatistics] = []
+        for gram in grams {
+            let moments = try reader.doubles("moments", count: EtaFeatures.count)
+            guard let statistics = RidgeStatistics(gram: gram, moments: moments) else {
+                throw .malformed(line: reader.lineNumber, field: "moments")
+            }
+            regimes.append(statistics)
         }
-        guard try lines.fields("bands", count: FleetEtaModel.bandLimits.count)
-            == FleetEtaModel.bandLimits.map(integerText)
-        else { throw .incompatible(field: "residual bands") }
-        guard try lines.fields("cell", count: 2) == ["\(EtaPaceMap.cellDegrees)", "\(EtaPaceMap.bucketHours)"] else {
-            throw .incompatible(field: "cell size")
-        }
-        let samples = try lines.numbers("samples", count: 1, as: UInt64.self)[0]
-        let k = EtaFeatures.count
-        let gram = try lines.numbers("gram", count: k * (k + 1) / 2, as: Double.self)
-        let moments = try lines.numbers("moments", count: k, as: Double.self)
         var residuals: [ResidualHistogram] = []
-        for _ in 0...FleetEtaModel.bandLimits.count {
-            let bins = try lines.numbers("residuals", count: ResidualHistogram.binCount, as: UInt32.self)
-            guard let histogram = ResidualHistogram(bins: bins) else {
-                throw .malformed(line: lines.lineNumber, field: "residuals")
+        for _ in 0..<FleetEtaModel.bandCount {
+            try reader.name("residuals")
+            var bins: [UInt32] = []
+            bins.reserveCapacity(ResidualHistogram.binCount)
+            for _ in 0..<ResidualHistogram.binCount {
+                try reader.space("residuals")
+                bins.append(UInt32(try reader.unsigned("residuals", below: UInt64(UInt32.max) + 1)))
             }
-            residuals.append(histogram)
+            try reader.endLine("residuals")
+            residuals.append(ResidualHistogram(bins: bins)!)
         }
-        let fleetFields = try lines.fields("fleet", count: 4)
-        let fleet = try welford(fleetFields.map { $0[...] }, line: lines.lineNumber, field: "fleet")
-        let cellCount = try lines.numbers("cells", count: 1, as: Int.self)[0]
-        guard cellCount >= 0 else { throw .malformed(line: lines.lineNumber, field: "cells") }
-        var cells: [UInt64: WelfordCount] = [:]
-        cells.reserveCapacity(min(cellCount, 1 << 20))
+        try reader.name("fleet")
+        try reader.space("fleet")
+        let fleet = try reader.paceCount("fleet") ?? PaceCount()
+        try reader.name("cells")
+        try reader.space("cells")
+        let cellCount = try reader.unsigned("cells", below: 1 << 32)
+        try reader.endLine("cells")
+        var cells: [UInt64: PaceCount] = [:]
+        cells.reserveCapacity(Int(min(cellCount, 1 << 20)))
+        var previousKey: UInt64?
         for _ in 0..<cellCount {
-            let fields = try lines.next("cell entry")
-            guard fields.count == 5, fields[0].utf8.count == 16, let key = UInt64(fields[0], radix: 16),
-                cells[key] == nil
-            else { throw .malformed(line: lines.lineNumber, field: "cell entry") }
-            cells[key] = try welford(Array(fields[1...]), line: lines.lineNumber, field: "cell entry")
+            try reader.startLine()
+            let key = try reader.hexadecimal("cell entry")
+            try reader.space("cell entry")
+            // Keys rise line by line: the file's order, and no key twice.
+            guard previousKey.map({ $0 < key }) ?? true, let count = try reader.paceCount("cell entry") else {
+                throw .malformed(line: reader.lineNumber, field: "cell entry")
+            }
+            cells[key] = count
+            previousKey = key
         }
-        let checkedBytes = lines.offset
-        let end = try lines.next("end")
-        guard end.count == 2, end[0] == "end" else { throw .malformed(line: lines.lineNumber, field: "end") }
-        guard end[1] == hex(checksum(bytes[..<checkedBytes])) else { throw .checksumMismatch }
-        guard lines.isAtEnd else { throw .malformed(line: lines.lineNumber + 1, field: "end (text after it)") }
-        guard let model = FleetEtaModel(paceMap: EtaPaceMap(cells: cells, fleet: fleet), gram: gram,
-                                        moments: moments, samples: samples, residuals: residuals)
-        else { throw .malformed(line: 6, field: "statistics") }
+        let checkedBytes = reader.offset
+        try reader.name("end")
+        try reader.space("end")
+        let hash = try reader.hexadecimal("end")
+        try reader.endLine("end")
+        guard hash == checksum(bytes[..<checkedBytes]) else { throw .checksumMismatch }
+        guard reader.isAtEnd else { throw .malformed(line: reader.lineNumber + 1, field: "end (text after it)") }
+        guard let model = FleetEtaModel(paceMap: EtaPaceMap(cells: cells, fleet: fleet), regimes: regimes,
+                                        samples: samples, residuals: residuals)
+        else { throw .malformed(line: 8, field: "statistics") }
         return model
-    }
-
-    private static func welford(_ fields: [Substring], line: Int, field: String) throws(EtaModelFileError)
-        -> WelfordCount
-    {
-        guard fields.count == 4, let n = UInt32(fields[0]), let mean = Float(fields[1]),
-            let deviations = Float(fields[2]), let hour = UInt32(fields[3])
-        else { throw .malformed(line: line, field: field) }
-        if n == 0 && mean == 0 && deviations == 0 { return WelfordCount() }
-        guard let count = WelfordCount(count: n, mean: mean, squaredDeviations: deviations, lastSeenHour: hour)
-        else { throw .malformed(line: line, field: field) }
-        return count
-    }
-
-    /// The file's lines, split into space-separated fields.
-    private struct Lines {
-        let bytes: [UInt8]
-        private(set) var offset = 0
-        private(set) var lineNumber = 0
-
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-        var isAtEnd: Bool { offset >= bytes.count }
-
-        mutating func next(_ field: String) throws(EtaModelFileError) -> [Substring] {
-            guard offset < bytes.count else { throw .truncated }
-            guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else { throw .truncated }
-            lineNumber += 1
-            let line = bytes[offset..<newline]
-            offset = newline + 1
-            guard let text = String(validating: line, as: UTF8.self) else {
-                throw .malformed(line: lineNumber, field: field)
-            }
-            return text.split(separator: " ", omittingEmptySubsequences: false)
-        }
-
-        /// The fields after the line's name, `count` of them.
-        mutating func fields(_ name: String, count: Int) throws(EtaModelFileError) -> [String] {
-            let fields = try next(name)
-            guard fields.count == count + 1, fields[0] == name else { throw .malformed(line: lineNumber, field: name) }
-            return fields.dropFirst().map(String.init)
-        }
-
-        mutating func numbers<Number: LosslessStringConvertible>(_ name: String, count: Int, as: Number.Type)
-            throws(EtaModelFileError) -> [Number]
-        {
-            var numbers: [Number] = []
-            for field in try fields(name, count: count) {
-                guard let number = Number(field) else { throw .malformed(line: lineNumber, field: name) }
-                numbers.append(number)
-            }
-            return numbers
-        }
     }
 }

@@ -18,7 +18,8 @@ public enum EtaModelFileError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .notAnEtaModel: "not a TripStream ETA model (no \"tripstream-eta-model\" header)"
         case .unsupportedVersion(let version):
-            "ETA model format version \(version) is not supported (this build reads \(EtaModelFile.version))"
+            "ETA model format version \(version) is not supported (this build reads \(EtaModelFile.version): "
+                + "learn the model again with replay --eta-model-out)"
         case .incompatible(let field): "ETA model was learned with another \(field) than this build's"
         case .malformed(let line, let field): "ETA model line \(line): malformed \(field)"
         case .truncated: "ETA model is truncated (no end line)"

@@ -1,15 +1,55 @@
-/// A trip's learning samples for the fleet model: the features at up to 16 points along the way, to
-/// be paired with the actual arrival. Every 30 s at first; when full, every other one is kept and
-/// the interval doubles, so a long trip keeps points spread over all of it in bounded memory.
-/// Empty (a nil reference) unless the partition learns (`replay --eta-model-out`).
+/// A trip's learning samples for the fleet model: its own features at up to 16 points along the
+/// way, where it was and where it was heading, to be paired with the actual arrival. Every 30 s at
+/// first; when full, every other one is kept and the interval doubles, so a long trip keeps points
+/// spread over all of it in bounded memory. Empty (a nil reference) unless the partition learns
+/// (`replay --eta-model-out`).
+///
+/// The map's paces are not taken here but when the model is fitted (`EtaLearner.merged`), from the
+/// whole fleet's map without the trip's own learning fold: a partition's map at the time would make
+/// the model depend on how the fleet was split into partitions.
 public struct EtaSampleList: Sendable, Equatable, RandomAccessCollection {
     public struct Sample: Sendable, Equatable {
         public var time: UnixMillis
-        public var features: EtaFeatures
+        public var position: Coordinate
+        public var destination: Coordinate
+        public var trip: TripFeatures
 
-        public init(time: UnixMillis, features: EtaFeatures) {
+        public init(time: UnixMillis, position: Coordinate, destination: Coordinate, trip: TripFeatures) {
             self.time = time
-            self.features = features
+            self.position = position
+            self.destination = destination
+            self.trip = trip
+        }
+
+        /// Values the state store keeps per sample beside its time.
+        public static let storedCount = 7
+
+        /// The sample as `storedCount` numbers: the position's fixed-point bits, the five logs of
+        /// `trip`, the destination's bits.
+        public var storedValues: [Double] {
+            [Self.bits(position), trip.logEdge, trip.logElapsed, trip.logInitialEdge, trip.logSpeed, trip.logClosing,
+             Self.bits(destination)]
+        }
+
+        /// A sample from `storedValues`; nil unless they are `storedCount`, with valid positions and
+        /// finite logs.
+        public init?(time: UnixMillis, storedValues values: [Double]) {
+            guard values.count == Self.storedCount else { return nil }
+            let trip = TripFeatures(logEdge: values[1], logElapsed: values[2], logInitialEdge: values[3],
+                                    logSpeed: values[4], logClosing: values[5])
+            let position = Self.coordinate(values[0]), destination = Self.coordinate(values[6])
+            guard trip.isFinite, position.isValid, destination.isValid else { return nil }
+            self.init(time: time, position: position, destination: destination, trip: trip)
+        }
+
+        private static func bits(_ c: Coordinate) -> Double {
+            Double(bitPattern: UInt64(UInt32(bitPattern: c.latitudeE7)) << 32 | UInt64(UInt32(bitPattern: c.longitudeE7)))
+        }
+
+        private static func coordinate(_ value: Double) -> Coordinate {
+            let bits = value.bitPattern
+            return Coordinate(latitudeE7: Int32(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)),
+                              longitudeE7: Int32(bitPattern: UInt32(truncatingIfNeeded: bits)))
         }
     }
 
@@ -38,9 +78,7 @@ public struct EtaSampleList: Sendable, Equatable, RandomAccessCollection {
 
     /// A list as the state store keeps it; nil when it breaks the bounds.
     public init?(samples: [Sample], nextDue: UnixMillis, interval: UnixMillis) {
-        guard samples.count < Self.capacity, interval >= Self.firstInterval,
-            samples.allSatisfy({ $0.features.values.allSatisfy(\.isFinite) })
-        else { return nil }
+        guard samples.count < Self.capacity, interval >= Self.firstInterval else { return nil }
         if !samples.isEmpty || nextDue != 0 || interval != Self.firstInterval {
             storage = Storage(samples: samples, nextDue: nextDue, interval: interval)
         }
@@ -56,6 +94,10 @@ public struct EtaSampleList: Sendable, Equatable, RandomAccessCollection {
     public subscript(index: Int) -> Sample { storage!.samples[index] }
 
     public func isDue(elapsed: UnixMillis) -> Bool { elapsed >= nextDue }
+
+    /// The trip's learning fold (`EtaLearner.folds`), named by its first sample, which thinning
+    /// keeps: nil before it.
+    public var learningFold: Int? { storage?.samples.first.map(EtaLearner.fold(of:)) }
 
     private mutating func mutableStorage() -> Storage {
         if let storage, isKnownUniquelyReferenced(&self.storage) { return storage }

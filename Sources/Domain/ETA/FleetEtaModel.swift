@@ -7,161 +7,242 @@ import Darwin
 /// The travel-time model learned from the fleet's fixes and arrived trips, without a routing call.
 ///
 /// ln(remaining seconds) = w · `EtaFeatures`, a ridge regression toward today's √distance model
-/// (`EtaModel`), learned from arrived trips' checkpoints as sufficient statistics (X'X, X'y): order
-/// of addition aside, they are the same whatever the trips' arrival order. The map (`EtaPaceMap`)
-/// learns from every step. The 10 / 50 / 90 % of the out-of-sample residuals, counted per band of
-/// distance to the destination's edge, correct the median and give the range. One model per partition, folded in event
-/// time; a fleet-wide one comes in as a file (`EtaModelFile` in Codec), never across partitions.
+/// (`EtaModel`), fitted separately in three regimes of distance to the destination's edge: the
+/// approach (the last 300 m: parking, the drop-off), the neighbourhood (to 1,500 m) and the way.
+/// The map (`EtaPaceMap`) learns from every step. Cross-fitted residuals ln(actual / predicted),
+/// counted per band of remaining distance × share of the way done, give each band's median
+/// correction and its 10–90 % range, so the range holds at the start of a ride as at its end.
 ///
-/// Measured by `bench/eta_learned.py` (the Python twin of this type) on held-out Porto rides.
+/// Learned by `replay --eta-model-out` (`EtaLearner`), read from a file (`EtaModelFile` in Codec)
+/// by `--eta-model`, and read-only in the fold. Measured by `bench/eta_learned.py` (its Python
+/// twin) and `bench/eta_replay.py` on held-out Porto rides.
 public struct FleetEtaModel: Sendable, Equatable {
     /// Prior coefficients: ln(0.9·e^1.85) + ½·ln d, today's model.
-    public static let priorCoefficients: [Double] = [log(0.9) + 1.85, 0.5, 0, 0, 0, 0, 0]
+    public static let priorCoefficients: [Double] = [log(0.9) + 1.85, 0.5, 0, 0, 0, 0, 0, 0]
     /// Weight of the prior, in checkpoints.
     public static let priorWeight = 20.0
-    /// Upper bounds (meters to the destination's edge) of the residual bands; the last is open.
+    /// Upper bounds (meters to the destination's edge) of the regimes; the last is open.
+    public static let regimeLimits: [Double] = [300, 1500]
+    /// Upper bounds (meters to the destination's edge) of the residuals' distance bands; the last is open.
     public static let bandLimits: [Double] = [200, 500, 1000, 2000, 4000]
-    /// `bandLimits` as the feature `EtaFeatures.values[1]` holds a distance: ln(meters + padding).
-    static let bandLogLimits: [Double] = bandLimits.map { log($0 + EtaFeatures.edgePadding) }
-    /// Smallest ETA, seconds.
-    static let minimumSeconds = 15.0
+    /// Upper bounds of the residuals' progress bands: the share of the way to the destination's edge
+    /// done, 1 − (edge + 30) / (initial edge + 30); the last is open.
+    public static let progressLimits: [Double] = [0.375, 0.625]
+    /// Residual histograms: one per distance band × progress band, distance major.
+    public static var bandCount: Int { (bandLimits.count + 1) * (progressLimits.count + 1) }
+    /// The limits as the features hold them: ln(meters + padding), and ln(share of the way ahead)
+    /// in falling order.
+    static let regimeLogLimits = regimeLimits.map { log($0 + EtaFeatures.edgePadding) }
+    static let bandLogLimits = bandLimits.map { log($0 + EtaFeatures.edgePadding) }
+    static let progressLogLimits = progressLimits.map { log(1 - $0) }
+    /// A histogram with fewer residuals than this borrows its distance band's, then all of them.
+    static let minimumResiduals: UInt32 = 30
     /// A map cell not seen for this long (event time) is dropped: 4 weeks.
     public static let cellExpiryHours: UInt32 = 28 * 24
 
-    public internal(set) var paceMap = EtaPaceMap()
-    /// Upper triangle of X'X, row by row (28 values for 7 features).
-    public private(set) var gram: [Double]
-    /// X'y.
-    public private(set) var moments: [Double]
+    public private(set) var paceMap = EtaPaceMap()
+    /// X'X and X'y of each regime.
+    public private(set) var regimes: [RidgeStatistics]
+    /// Checkpoints learned.
     public private(set) var samples: UInt64 = 0
-    public private(set) var coefficients: [Double] {
-        didSet { for index in 0..<EtaFeatures.count { coefficientVector[index] = coefficients[index] } }
-    }
-    /// `coefficients` as the features' vector (lane 7: 0), for the product per fix.
-    private var coefficientVector = SIMD8<Double>(repeating: 0)
+    /// Cross-fitted residuals ln(actual / predicted), one histogram per band (`bandCount`).
     public private(set) var residuals: [ResidualHistogram]
-    /// The 10, 50 and 90 % of each band's residuals, kept beside them: read on every fix, changed
-    /// only by learning.
-    private var bandQuantiles: [Double]
+
+    // Derived when the statistics change, read on every fix.
+    private let limits = Limits()
+    private var paceTable: EtaPaceTable
+    private var coefficients: (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>)
+    /// Per band: the median residual, exp(10 % − median) and exp(90 % − median).
+    private var bandRanges: [(median: Double, low: Double, high: Double)]
 
     public init() {
-        let k = EtaFeatures.count
-        gram = Array(repeating: 0, count: k * (k + 1) / 2)
-        moments = Array(repeating: 0, count: k)
-        coefficients = Self.priorCoefficients
-        residuals = Array(repeating: ResidualHistogram(), count: Self.bandLimits.count + 1)
-        for index in 0..<EtaFeatures.count { coefficientVector[index] = coefficients[index] }
-        bandQuantiles = []
-        bandQuantiles = Self.quantiles(of: residuals)
+        regimes = Array(repeating: RidgeStatistics(), count: Self.regimeLimits.count + 1)
+        residuals = Array(repeating: ResidualHistogram(), count: Self.bandCount)
+        paceTable = EtaPaceTable(EtaPaceMap())
+        let prior = Self.vector(Self.priorCoefficients)
+        coefficients = (prior, prior, prior)
+        bandRanges = []
+        refit()
     }
 
-    private static func quantiles(of residuals: [ResidualHistogram]) -> [Double] {
-        residuals.flatMap { [$0.quantile(0.1), $0.quantile(0.5), $0.quantile(0.9)] }
-    }
-
-    /// A model as a file stores it; nil when the parts do not fit together (sizes, non-finite values).
-    public init?(paceMap: EtaPaceMap, gram: [Double], moments: [Double], samples: UInt64,
-                 residuals: [ResidualHistogram])
-    {
-        let k = EtaFeatures.count
-        guard gram.count == k * (k + 1) / 2, moments.count == k, residuals.count == Self.bandLimits.count + 1,
-            gram.allSatisfy(\.isFinite), moments.allSatisfy(\.isFinite)
-        else { return nil }
+    /// A model as a file stores it; nil when the parts do not fit together.
+    public init?(paceMap: EtaPaceMap, regimes: [RidgeStatistics], samples: UInt64, residuals: [ResidualHistogram]) {
+        guard regimes.count == Self.regimeLimits.count + 1, residuals.count == Self.bandCount else { return nil }
         self.init()
         self.paceMap = paceMap
-        self.gram = gram
-        self.moments = moments
+        self.regimes = regimes
         self.samples = samples
         self.residuals = residuals
         refit()
     }
 
-    // MARK: - Estimates
-
-    /// The median ETA and its 10–90 % range, seconds.
-    public func estimate(_ features: EtaFeatures) -> (seconds: Double, low: Double, high: Double) {
-        let mean = (coefficientVector * features.vector).sum()
-        let first = 3 * Self.band(of: features)
-        func seconds(_ residual: Double) -> Double { max(Self.minimumSeconds, min(exp(mean + residual), 86_400)) }
-        return (seconds(bandQuantiles[first + 1]), seconds(bandQuantiles[first]), seconds(bandQuantiles[first + 2]))
+    public static func == (lhs: FleetEtaModel, rhs: FleetEtaModel) -> Bool {
+        lhs.paceMap == rhs.paceMap && lhs.regimes == rhs.regimes && lhs.samples == rhs.samples
+            && lhs.residuals == rhs.residuals
     }
 
-    static func band(of features: EtaFeatures) -> Int {
-        let logEdge = features.vector[1]
-        return bandLogLimits.firstIndex { logEdge < $0 } ?? bandLimits.count
+    // MARK: - Estimates
+
+    /// ln of the median ETA, seconds, and the factors from it to the 10 % and the 90 % ends of its range.
+    @inline(__always)
+    public func estimate(_ features: EtaFeatures) -> (logSeconds: Double, lowFactor: Double, highFactor: Double) {
+        let range = bandRanges[limits.band(of: features)]
+        return ((coefficients(for: features) * features.vector).sum() + range.median, range.low, range.high)
+    }
+
+    /// The map's ln(speed) at `position` at `time`.
+    public func logSpeed(at position: Coordinate, time: UnixMillis) -> Double {
+        paceTable.logSpeed(at: position, bucket: EtaPaceMap.bucket(of: time))
+    }
+
+    /// The map's ln(speed) at `position` and at `destination` (nil: here again) at `time`.
+    @inline(__always)
+    public func logSpeeds(at position: Coordinate, destination: Coordinate?, time: UnixMillis)
+        -> (here: Double, destination: Double)
+    {
+        let bucket = EtaPaceMap.bucket(of: time)
+        let here = paceTable.logSpeed(at: position, bucket: bucket)
+        return (here, destination.map { paceTable.logSpeed(at: $0, bucket: bucket) } ?? here)
+    }
+
+    /// The coefficients of a regime (0: the approach), as an array (for tests and tools).
+    public func coefficients(regime: Int) -> [Double] {
+        let vector = [coefficients.0, coefficients.1, coefficients.2][regime]
+        return (0..<EtaFeatures.count).map { vector[$0] }
+    }
+
+    @inline(__always)
+    private func coefficients(for features: EtaFeatures) -> SIMD8<Double> {
+        let logEdge = features.logEdge
+        return logEdge < limits.approach ? coefficients.0 : logEdge < limits.neighbourhood ? coefficients.1
+            : coefficients.2
+    }
+
+    static func regime(of features: EtaFeatures) -> Int {
+        let logEdge = features.logEdge
+        return regimeLogLimits.firstIndex { logEdge < $0 } ?? regimeLogLimits.count
+    }
+
+    /// The residual band of `features`: distance band × (number of progress bands) + progress band.
+    static func band(of features: EtaFeatures) -> Int { Limits().band(of: features) }
+
+    /// The regime and band limits as the features hold them, kept in the model: read on every fix,
+    /// where a global constant computed by `log` would be a lazy initialization's check each time.
+    struct Limits: Sendable {
+        let approach = FleetEtaModel.regimeLogLimits[0], neighbourhood = FleetEtaModel.regimeLogLimits[1]
+        // Five distance limits and two progress limits, as scalars: no array, no bounds check per fix.
+        let d0 = bandLogLimits[0], d1 = bandLogLimits[1], d2 = bandLogLimits[2], d3 = bandLogLimits[3]
+        let d4 = bandLogLimits[4], p0 = progressLogLimits[0], p1 = progressLogLimits[1]
+
+        @inline(__always)
+        func band(of features: EtaFeatures) -> Int {
+            let logEdge = features.logEdge, logAhead = features.logShareAhead
+            let distance = (logEdge >= d0 ? 1 : 0) + (logEdge >= d1 ? 1 : 0) + (logEdge >= d2 ? 1 : 0)
+                + (logEdge >= d3 ? 1 : 0) + (logEdge >= d4 ? 1 : 0)
+            return distance * 3 + (logAhead <= p0 ? 1 : 0) + (logAhead <= p1 ? 1 : 0)
+        }
     }
 
     // MARK: - Learning
 
-    /// A step of a trip at `speed` m/s, ending at `position` at `time`.
-    public mutating func observeStep(speed: Double, at position: Coordinate, time: UnixMillis) {
-        guard speed.isFinite, speed >= 0 else { return }
-        paceMap.observe(speed: speed, at: position, time: time)
-    }
+    /// A learning checkpoint: a trip's features at one fix, the seconds it actually had left, and
+    /// its learning fold (`EtaLearner.folds`).
+    public struct Checkpoint: Sendable {
+        public var features: EtaFeatures
+        public var remainingSeconds: Double
+        public var fold: Int
 
-    /// A trip arrived: each checkpoint's features and the seconds it actually had left.
-    /// The residuals are taken before the update (out of sample), then the coefficients refit.
-    /// - Parameter predictor: the model whose predictions the residuals are taken against (this one
-    ///   when nil): a partition's learned part counts its residuals against the whole it is part of.
-    public mutating func learn(_ checkpoints: [(features: EtaFeatures, remainingSeconds: Double)],
-                               residualsAgainst predictor: FleetEtaModel? = nil)
-    {
-        let predicting = predictor?.coefficients ?? coefficients
-        var learned = false
-        for (features, remaining) in checkpoints where remaining > 0 && remaining.isFinite {
-            let x = features.values
-            guard x.count == EtaFeatures.count, x.allSatisfy(\.isFinite) else { continue }
-            let y = log(remaining)
-            let mean = zip(predicting, x).reduce(0) { $0 + $1.0 * $1.1 }
-            residuals[Self.band(of: features)].add(y - mean)
-            var index = 0
-            for i in 0..<x.count {
-                moments[i] += x[i] * y
-                for j in i..<x.count {
-                    gram[index] += x[i] * x[j]
-                    index += 1
-                }
-            }
-            samples += 1
-            learned = true
+        public init(features: EtaFeatures, remainingSeconds: Double, fold: Int) {
+            self.features = features
+            self.remainingSeconds = remainingSeconds
+            self.fold = fold
         }
-        if learned { refit() }
     }
 
-    /// Another model's learning added to this one's (a partition's into the fleet's), then refit.
+    /// Learns a batch of checkpoints, in the order given (the sums' rounding follows it). Each
+    /// checkpoint's residual is taken against the model fitted without its fold (cross-fitting):
+    /// out of sample, as the range will be used, and the same whatever order the trips arrived in.
+    public mutating func learn(_ batch: [Checkpoint]) {
+        let folds = EtaLearner.folds
+        let valid = batch.filter {
+            $0.remainingSeconds > 0 && $0.remainingSeconds.isFinite && (0..<folds).contains($0.fold)
+                && $0.features.values.allSatisfy(\.isFinite)
+        }
+        guard !valid.isEmpty else { return }
+        var byFold = Array(repeating: regimes.map { _ in RidgeStatistics() }, count: folds)
+        for checkpoint in valid {
+            byFold[checkpoint.fold][Self.regime(of: checkpoint.features)].add(
+                checkpoint.features.vector, log(checkpoint.remainingSeconds))
+        }
+        let withoutFold = (0..<folds).map { fold in
+            regimes.indices.map { regime in
+                var statistics = regimes[regime]
+                for other in 0..<folds where other != fold { statistics.merge(byFold[other][regime]) }
+                return Self.vector(Self.solve(statistics))
+            }
+        }
+        for checkpoint in valid {
+            let predicted = (withoutFold[checkpoint.fold][Self.regime(of: checkpoint.features)]
+                * checkpoint.features.vector).sum()
+            residuals[Self.band(of: checkpoint.features)].add(log(checkpoint.remainingSeconds) - predicted)
+        }
+        for regime in regimes.indices {
+            for fold in 0..<folds { regimes[regime].merge(byFold[fold][regime]) }
+        }
+        samples += UInt64(valid.count)
+        refit()
+    }
+
+    /// Another model's learning added to this one's, then refit.
     public mutating func merge(_ other: FleetEtaModel) {
         paceMap.merge(other.paceMap)
-        for i in gram.indices { gram[i] += other.gram[i] }
-        for i in moments.indices { moments[i] += other.moments[i] }
+        for i in regimes.indices { regimes[i].merge(other.regimes[i]) }
         samples += other.samples
         for i in residuals.indices { residuals[i].merge(other.residuals[i]) }
+        refit()
+    }
+
+    /// The map: `paceMap` replaced (a learner's, merged), then refit.
+    mutating func replaceMap(_ map: EtaPaceMap) {
+        paceMap = map
         refit()
     }
 
     /// Drops map cells not seen for `cellExpiryHours` before `time`.
     public mutating func expire(before time: UnixMillis) {
         paceMap.expire(before: time, expiryHours: Self.cellExpiryHours)
+        refit()
     }
 
-    /// Solves the ridge regression (X'X + λI) w = X'y + λ w₀; keeps the prior if it is singular.
+    private static func solve(_ statistics: RidgeStatistics) -> [Double] {
+        statistics.solve(toward: priorCoefficients, weight: priorWeight) ?? priorCoefficients
+    }
+
+    private static func vector(_ values: [Double]) -> SIMD8<Double> {
+        var vector = SIMD8<Double>(repeating: 0)
+        for index in 0..<EtaFeatures.count { vector[index] = values[index] }
+        return vector
+    }
+
+    /// Coefficients, band ranges and the pace table from the statistics. Exactly the prior before
+    /// any sample (solving λI w = λ w₀ could round it).
     private mutating func refit() {
-        bandQuantiles = Self.quantiles(of: residuals)
-        guard samples > 0 else {  // exactly the prior: solving λI w = λ w₀ could round it
-            coefficients = Self.priorCoefficients
-            return
-        }
-        let k = EtaFeatures.count
-        var a = Array(repeating: Array(repeating: 0.0, count: k), count: k)
-        var index = 0
-        for i in 0..<k {
-            for j in i..<k {
-                a[i][j] = gram[index]
-                a[j][i] = gram[index]
-                index += 1
+        let fitted = regimes.map { samples == 0 ? Self.priorCoefficients : Self.solve($0) }.map(Self.vector)
+        coefficients = (fitted[0], fitted[1], fitted[2])
+        let progressBands = Self.progressLimits.count + 1
+        var all = ResidualHistogram()
+        for histogram in residuals { all.merge(histogram) }
+        bandRanges = residuals.indices.map { band in
+            var histogram = residuals[band]
+            if histogram.total < Self.minimumResiduals {
+                let first = band / progressBands * progressBands
+                histogram = ResidualHistogram()
+                for index in first..<(first + progressBands) { histogram.merge(residuals[index]) }
             }
-            a[i][i] += Self.priorWeight
+            if histogram.total < Self.minimumResiduals { histogram = all }
+            let median = histogram.quantile(0.5)
+            return (median, exp(histogram.quantile(0.1) - median), exp(histogram.quantile(0.9) - median))
         }
-        let b = (0..<k).map { moments[$0] + Self.priorWeight * Self.priorCoefficients[$0] }
-        coefficients = solveLinearSystem(a, b) ?? Self.priorCoefficients
+        paceTable = EtaPaceTable(paceMap)
     }
 }

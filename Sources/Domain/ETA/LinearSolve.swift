@@ -1,6 +1,6 @@
 /// Solves `a · x = b` for a small dense system by Gaussian elimination with partial pivoting, in
 /// one fixed order of operations (the same inputs give bit-identical outputs). Nil when singular.
-/// - Complexity: O(n³), n = `b.count` (7 here, once per learned trip, never per fix).
+/// - Complexity: O(n³), n = `b.count` (8 here, a few times per fitted model, never per fix).
 func solveLinearSystem(_ a: [[Double]], _ b: [Double]) -> [Double]? {
     let n = b.count
     var m = a.enumerated().map { $0.element + [b[$0.offset]] }

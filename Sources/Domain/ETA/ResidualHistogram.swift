@@ -1,9 +1,10 @@
 /// Out-of-sample residuals ln(actual / predicted) of the ETA, counted in fixed bins, so any
-/// quantile comes from a bounded state (60 counts) and two models' histograms simply add.
+/// quantile comes from a bounded state (120 counts, 0.05 wide: a range of ±15 % still spans several)
+/// and two models' histograms simply add.
 public struct ResidualHistogram: Sendable, Equatable {
     public static let lowest = -3.0
     public static let highest = 3.0
-    public static let binCount = 60
+    public static let binCount = 120
     /// Below this many residuals a quantile is the prior's: a wide range centred slightly low.
     static let minimumCount: UInt32 = 30
 

@@ -17,13 +17,23 @@ public enum EtaModel {
                                 settings: EtaSettings) -> Eta
     {
         let d = max(centerDistance, settings.distanceFloor)
-        let logScale = (Double(learning.logScaleSum) + settings.priorWeight * settings.logScalePrior)
+        let seconds = max(settings.minimumSeconds, exp(logScale(learning, settings)) * d.squareRoot()
+                          * settings.shrink * settings.modeFactor(mode))
+        return Eta(durationSeconds: Int32(min(seconds.rounded(), Double(Int32.max))),
+                   distanceMeters: distanceMeters(centerDistance, settings))
+    }
+
+    /// ln A of the curve A·√d: the prior's, moved by what the user's arrived trips taught.
+    @inline(__always)
+    static func logScale(_ learning: EtaLearning, _ settings: EtaSettings) -> Double {
+        (Double(learning.logScaleSum) + settings.priorWeight * settings.logScalePrior)
             / (Double(learning.observations) + settings.priorWeight)
-        let seconds = max(settings.minimumSeconds,
-                          exp(logScale) * d.squareRoot() * settings.shrink * settings.modeFactor(mode))
-        return Eta(
-            durationSeconds: Int32(min(seconds.rounded(), Double(Int32.max))),
-            distanceMeters: Int32(min((max(centerDistance, 0) * settings.circuity).rounded(), Double(Int32.max))))
+    }
+
+    /// `eta.distance`: the straight line times the road's circuity.
+    @inline(__always)
+    static func distanceMeters(_ centerDistance: Double, _ settings: EtaSettings) -> Int32 {
+        Int32(min((max(centerDistance, 0) * settings.circuity).rounded(), Double(Int32.max)))
     }
 
     /// Records a learning checkpoint when one is due.

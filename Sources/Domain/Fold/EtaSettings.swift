@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Parameters of the ETA model (see `EtaModel`). Fitted on real taxi rides by
 /// `bench/eta_model_study.py`; remaining time grows with the square root of the distance left.
 public struct EtaSettings: Sendable, Equatable {
@@ -6,7 +12,9 @@ public struct EtaSettings: Sendable, Equatable {
     /// Weight of the prior, in observations. Default: 20.
     public var priorWeight: Double = 20
     /// Shrink applied to the estimate (the mean of a skewed distribution overshoots). Default: 0.9.
-    public var shrink: Double = 0.9
+    public var shrink: Double = 0.9 { didSet { logShrink = log(shrink) } }
+    /// ln `shrink`, for the curve in log space (blended with a fleet model).
+    private(set) var logShrink = log(0.9)
     /// Distances below this count as this, meters. Default: 50.
     public var distanceFloor: Double = 50
     /// Smallest ETA, seconds. Default: 15.
@@ -27,6 +35,22 @@ public struct EtaSettings: Sendable, Equatable {
         }
     }
 
+    /// ln `modeFactor(mode)`, without a log per fix.
+    @inline(__always)
+    func logModeFactor(_ mode: TravelMode) -> Double {
+        switch mode {
+        case .car: 0
+        case .truck: logTruckFactor
+        case .motorbike: logMotorbikeFactor
+        case .bike: logBikeFactor
+        case .foot: logFootFactor
+        }
+    }
+
+    /// Kept in the settings: a global computed by `log` would check its lazy initialization per read.
+    private let logTruckFactor = log(1.15), logMotorbikeFactor = log(0.9), logBikeFactor = log(1.9)
+    private let logFootFactor = log(5.5)
+
     /// The fleet's learned model (`FleetEtaModel`, from `--eta-model FILE`): an explicit, versioned
     /// input, read-only in the fold, so an ETA depends on it and the user's own inputs only, whatever
     /// the arrival order. Nil: today's √distance curve alone. Default: nil.
@@ -39,6 +63,10 @@ public struct EtaSettings: Sendable, Equatable {
     /// Held by reference: settings are copied with every fold context and the model is a few hundred
     /// bytes of arrays and vectors, which each copy moved and retained (on every fix).
     private var fleetModelBox: FleetModelBox?
+    /// The box, returned retained. Projected out of the settings instead, the optimizer copied the
+    /// whole settings struct around each use, to keep the box alive (on every fix).
+    @inline(never)
+    func fleetModelReference() -> FleetModelBox? { fleetModelBox }
     /// Weight of the learned model's ln ETA against the √distance curve's (which learns per user).
     /// Default: 0.7 (`bench/eta_learned.py`).
     public var learnedWeight: Double = 0.7
@@ -48,8 +76,11 @@ public struct EtaSettings: Sendable, Equatable {
     /// ln(low / ETA) and ln(high / ETA) of the range without a fleet model: the 10th and 90th
     /// percentile of ln(actual / ETA) of the √distance curve at 25/50/75 % of the training split's
     /// rides (`bench/eta_replay.py`). Default: −0.55, 0.66.
-    public var priorLowLogRatio: Double = -0.55
-    public var priorHighLogRatio: Double = 0.66
+    public var priorLowLogRatio: Double = -0.55 { didSet { priorLowFactor = exp(priorLowLogRatio) } }
+    public var priorHighLogRatio: Double = 0.66 { didSet { priorHighFactor = exp(priorHighLogRatio) } }
+    /// exp of the two: the range's ends over the ETA, kept rather than computed on every fix.
+    private(set) var priorLowFactor = exp(-0.55)
+    private(set) var priorHighFactor = exp(0.66)
 
     public init() {}
 }

@@ -338,7 +338,8 @@ extension UserState {
                 }
             }
             let eta = EtaModel.estimateWithRange(
-                centerDistance: centerDistance, edgeDistance: edgeDistance, position: position, time: time,
+                centerDistance: centerDistance, edgeDistance: edgeDistance, position: position,
+                destination: destination.center ?? progress.snapshot.plan.destinationCoordinates, time: time,
                 elapsedSeconds: Double(time - progress.snapshot.startedAt) / 1000, pace: progress.pace,
                 mode: progress.snapshot.plan.mode, learning: etaLearning, settings: settings.eta)
             if let previous = progress.snapshot.eta {

@@ -28,7 +28,7 @@ public struct PartitionFold: Sendable {
         self.settings = settings
         self.history = history
         context = FoldContext(userId: "", geofences: .empty, settings: settings, replayed: false)
-        if settings.eta.learnsFleetModel { context.etaLearner = EtaLearner(startingFrom: settings.eta.fleetModel) }
+        if settings.eta.learnsFleetModel { context.etaLearner = EtaLearner() }
     }
 
     /// What this partition learned of the fleet ETA model, when `settings.eta.learnsFleetModel`.

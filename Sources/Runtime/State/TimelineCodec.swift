@@ -503,7 +503,7 @@ public enum TimelineCodec {
         w.i64(t.etaSamples.interval)
         for sample in t.etaSamples {
             w.i64(sample.time)
-            for value in sample.features.values { w.f64(value) }
+            for value in sample.storedValues { w.f64(value) }
         }
     }
 
@@ -607,8 +607,11 @@ public enum TimelineCodec {
             for _ in 0..<count {
                 let time = try r.i64()
                 var values: [Double] = []
-                for _ in 0..<EtaFeatures.count { values.append(try r.f64()) }
-                samples.append(EtaSampleList.Sample(time: time, features: EtaFeatures(values: values)))
+                for _ in 0..<EtaSampleList.Sample.storedCount { values.append(try r.f64()) }
+                guard let sample = EtaSampleList.Sample(time: time, storedValues: values) else {
+                    throw BinaryReader.Corrupt(description: "ETA learning sample out of bounds")
+                }
+                samples.append(sample)
             }
             guard let list = EtaSampleList(samples: samples, nextDue: nextDue, interval: interval) else {
                 throw BinaryReader.Corrupt(description: "ETA learning samples out of bounds")
