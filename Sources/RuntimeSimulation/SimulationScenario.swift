@@ -76,6 +76,7 @@ struct SimulationScenario {
 
     var description: String {
         "\(partitions) partitions, \(instances) instances (\(startingInstances) at first), \(fleet.users) users over "
-            + "\(fleet.duration) s, fault rate \(faultRate), kinds \(SimulationFault.Kind.allCases.filter { faultWeights[$0]! > 0 })"
+            + "\(fleet.duration) s, fault rate \(faultRate), kinds "
+            + SimulationFault.Kind.allCases.filter { faultWeights[$0]! > 0 }.map(\.rawValue).joined(separator: ", ")
     }
 }

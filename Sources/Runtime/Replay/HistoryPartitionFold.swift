@@ -80,9 +80,8 @@ struct HistoryPartitionFold {
         fold.finish()
         if let failure = fold.failure { throw ReplayError.historyStore("\(failure)") }
         try write(&fold.output)
-        var totals = Totals(processor: decoder.counters, fold: fold.processor.fold.counters,
-                            geofenceCount: fold.geofenceCount)
-        totals.processor.add(fold.processor.counters)
+        var totals = Totals(processor: decoder.counters, fold: fold.engine.foldCounters, geofenceCount: fold.geofenceCount)
+        totals.processor.add(fold.engine.processorCounters)
         return totals
     }
 

@@ -182,7 +182,7 @@ public enum ReplayJob {
         for writer in writers { try writer.close() }
         try outputs.publish()
         if let path = options.etaModelOutPath {
-            let folds = partitions.map(\.processor.fold)
+            let folds = partitions.map(\.engine.image)
             try writeEtaModel(EtaLearner.merged(base: options.settings.eta.fleetModel, folds.compactMap(\.etaLearner),
                                                 expiringBefore: folds.map(\.streamTime).max() ?? .min),
                               to: path)
@@ -191,8 +191,8 @@ public enum ReplayJob {
         var summary = ReplaySummary()
         summary.processor = loader.counters
         for partition in partitions {
-            summary.processor.add(partition.processor.counters)
-            summary.fold.add(partition.processor.fold.counters)
+            summary.processor.add(partition.engine.processorCounters)
+            summary.fold.add(partition.engine.foldCounters)
         }
         summary.geofences = geofences.count
         summary.seconds = WallClock.monotonic() - started
