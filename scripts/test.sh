@@ -6,19 +6,21 @@
 # and files, and the Kafka runtime with kcat and a Sarama consumer, on a dev broker and on one failing on a seeded schedule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's heading says when it started, from the script's start: CI's budget is 30 minutes.
+step() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$1" >&2; }
 scripts/install-deps.sh
 
-echo "== web: node --check on the pages' scripts, node --test on Tests/web (.ci/web-check.sh)" >&2
+step "web: node --check on the pages' scripts, node --test on Tests/web (.ci/web-check.sh)"
 .ci/web-check.sh
 
-echo "== swift test" >&2
+step "swift test"
 swift build --build-tests
 swift test --skip-build
 
-echo "== fuzz: every decoder of untrusted bytes, a short seeded mutation run (scripts/fuzz.sh)" >&2
+step "fuzz: every decoder of untrusted bytes, a short seeded mutation run (scripts/fuzz.sh)"
 scripts/fuzz.sh
 
-echo "== schemas: Radar's examples and ours validate (python jsonschema)" >&2
+step "schemas: Radar's examples and ours validate (python jsonschema)"
 python3 schemas/validate.py --self-test
 
 swift build --product tripstream
@@ -27,7 +29,7 @@ tripstream=.build/debug/tripstream
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== replay: the bundled real sample, on 1 and on 2 threads, byte-identical, events valid" >&2
+step "replay: the bundled real sample, on 1 and on 2 threads, byte-identical, events valid"
 for run in 1 2; do
     "$tripstream" replay --quiet --threads "$run" --geofences samples/porto/geofences.ndjson \
         --commands samples/porto/commands.ndjson --fixes samples/porto/fixes.ndjson.lz4 --out "$work/replay-$run"
@@ -35,15 +37,15 @@ done
 for file in events eta dead-letters trip-summaries; do cmp "$work/replay-1/$file.ndjson" "$work/replay-2/$file.ndjson"; done
 test -s "$work/replay-1/events.ndjson"
 python3 schemas/validate.py event "$work/replay-1/events.ndjson"
-echo "== diff: the same replay on 1 and 2 threads has no difference" >&2
+step "diff: the same replay on 1 and 2 threads has no difference"
 "$tripstream" diff "$work/replay-1" "$work/replay-2" --show 0 >/dev/null
 python3 schemas/validate.py eta-update "$work/replay-1/eta.ndjson"
-echo "== docs: links and repository paths resolve, README is a front door, the documented replay outputs are what replay writes" >&2
+step "docs: links and repository paths resolve, README is a front door, the documented replay outputs are what replay writes"
 .ci/docs-check.sh "$work/replay-1"
-echo "== docs' SQL: every sql block of README and docs/ runs as printed in DuckDB's CLI over the Porto replay" >&2
+step "docs' SQL: every sql block of README and docs/ runs as printed in DuckDB's CLI over the Porto replay"
 .ci/sql-check.sh "$work/replay-1"
 
-echo "== replay: a simulated fleet with offline replays and duplicates, events valid" >&2
+step "replay: a simulated fleet with offline replays and duplicates, events valid"
 "$tripstream" simulate --users 150 --geofences 200 --duration 20m --offline-chance 0.01 --out "$work/sim" >/dev/null
 "$tripstream" replay --quiet -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" -f "$work/sim/fixes.ndjson" \
     --out "$work/sim-out"
@@ -64,10 +66,10 @@ late_arrival_check() {  # name geofences commands fixes
         exit 1
     fi
 }
-echo "== late arrival: the fleet's fixes, half delivered late by offline devices, give the events of their event-time order" >&2
+step "late arrival: the fleet's fixes, half delivered late by offline devices, give the events of their event-time order"
 late_arrival_check sim "$work/sim/geofences.ndjson" "$work/sim/commands.ndjson" "$work/sim/fixes.ndjson"
 
-echo "== what-if: the fleet replayed with --set overrides differs, and diff says how" >&2
+step "what-if: the fleet replayed with --set overrides differs, and diff says how"
 "$tripstream" replay --quiet --set replay-horizon=1m --set hysteresis-minimum=40 -g "$work/sim/geofences.ndjson" -c "$work/sim/commands.ndjson" \
     -f "$work/sim/fixes.ndjson" --out "$work/sim-what-if"
 if "$tripstream" diff "$work/sim-out" "$work/sim-what-if" --show 0 >"$work/diff.txt"; then
@@ -82,7 +84,7 @@ if "$tripstream" replay --quiet --set no-such-setting=1 -g "$work/sim/geofences.
 fi
 grep -q 'no setting no-such-setting' "$work/bad-set.txt"
 
-echo "== what-if without one geofence: diff finds only that geofence's events removed, no event renamed" >&2
+step "what-if without one geofence: diff finds only that geofence's events removed, no event renamed"
 dropped=$(python3 - "$work/sim-out/events.ndjson" <<'PY'
 import collections, json, sys
 visits = collections.Counter(json.loads(l)["geofence"]["externalId"] for l in open(sys.argv[1])
@@ -105,33 +107,33 @@ others_removed = {g: r for g, (a, r) in rows.items() if not g.endswith("/" + dro
 if added or others_removed or rows.get("store/" + dropped, (0, 0))[1] == 0:
     sys.exit(f"dropping {dropped}: {added} added, other geofences' events added or removed: {others_removed}\n{text[:1500]}")
 PY
-echo "== analysts: DuckDB queries over the fleet's outputs (analysts/views.sql) agree with plain Python (analysts/queries.py)" >&2
+step "analysts: DuckDB queries over the fleet's outputs (analysts/views.sql) agree with plain Python (analysts/queries.py)"
 python3 analysts/queries.py "$work/sim-out" --check
 
 if [ -d ../shared/data/real-trajectories ]; then
-    echo "== real trajectories: arrival and ETA targets" >&2
+    step "real trajectories: arrival and ETA targets"
     python3 bench/real-trajectories.py --tripstream "$tripstream" --check --work "$work/rt"
-    echo "== alert precision: every event type per real ride, with thresholds (bench/alert-precision.py --check)" >&2
+    step "alert precision: every event type per real ride, with thresholds (bench/alert-precision.py --check)"
     python3 bench/alert-precision.py --tripstream "$tripstream" --check >&2
-    echo "== late arrival: the real trajectories, half delivered late by offline devices, give the events of their event-time order" >&2
+    step "late arrival: the real trajectories, half delivered late by offline devices, give the events of their event-time order"
     late_arrival_check real "$work/rt/geofences.ndjson" "$work/rt/commands.ndjson" "$work/rt/fixes.ndjson"
 else
-    echo "== real trajectories: ../shared/data/real-trajectories not present here, bench skipped" >&2
+    step "real trajectories: ../shared/data/real-trajectories not present here, bench skipped"
 fi
 
-echo "== learned ETA: held-out Porto rides through replay --eta-model-out / --eta-model (range coverage)" >&2
+step "learned ETA: held-out Porto rides through replay --eta-model-out / --eta-model (range coverage)"
 .ci/eta-check.sh "$tripstream"
 
-echo "== release build: the same replays write the debug build's files (dense city with pile-ups, Porto)" >&2
+step "release build: the same replays write the debug build's files (dense city with pile-ups, Porto)"
 .ci/release-check.sh "$tripstream"
 
-echo "== simulation: 2,000 seeds of the runtime under seeded faults, invariants checked, one seed twice the same (.ci/sim-check.sh)" >&2
+step "simulation: 2,000 seeds of the runtime under seeded faults, invariants checked, one seed twice the same (.ci/sim-check.sh)"
 .ci/sim-check.sh
 
-echo "== shutdown: SIGTERM with brokers gone exits within --shutdown-timeout" >&2
+step "shutdown: SIGTERM with brokers gone exits within --shutdown-timeout"
 .ci/shutdown-check.sh "$tripstream"
 
-echo "== demo: a short run ends once the service committed every input the fleet published, and leaves nothing in TMPDIR" >&2
+step "demo: a short run ends once the service committed every input the fleet published, and leaves nothing in TMPDIR"
 mkdir "$work/demo-tmp"
 TMPDIR="$work/demo-tmp" "$tripstream" demo --duration 5m --speedup 120 --show trip >"$work/demo.txt" 2>"$work/demo-log.txt"
 if [ -n "$(ls -A "$work/demo-tmp")" ]; then
@@ -146,30 +148,30 @@ if [ -z "$published" ] || [ "${consumed:-0}" -lt "$published" ]; then
     exit 1
 fi
 
-echo "== demo: with no option it stays (90 s), its console answers, no dropped warning, SIGINT exits 0; --fleet porto (.ci/demo-check.sh)" >&2
+step "demo: with no option it stays (90 s), its console answers, no dropped warning, SIGINT exits 0; --fleet porto (.ci/demo-check.sh)"
 .ci/demo-check.sh "$tripstream"
 
-echo "== command line: failed runs keep the previous outputs, gaps and unreachable brokers said, exit codes, demo feed, bench cleanup" >&2
+step "command line: failed runs keep the previous outputs, gaps and unreachable brokers said, exit codes, demo feed, bench cleanup"
 .ci/cli-check.sh "$tripstream"
-echo "== console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)" >&2
+step "console: headless Chromium on the map, the feed, a trip's ETA and a tracking page (.ci/console-check.sh)"
 .ci/console-check.sh "$tripstream"
 
-echo "== slow clients: 200 trickling request heads per server; /, /api/track and run's /health answer within 2 s (.ci/slow-clients-check.sh)" >&2
+step "slow clients: 200 trickling request heads per server; /, /api/track and run's /health answer within 2 s (.ci/slow-clients-check.sh)"
 .ci/slow-clients-check.sh "$tripstream"
 
-echo "== replay sources: --brokers, archive + --archive, and files per partition give identical files" >&2
+step "replay sources: --brokers, archive + --archive, and files per partition give identical files"
 .ci/replay-sources-check.sh "$tripstream"
 
 if [ -x .ci/kafka-check.sh ]; then
-    echo "== Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed" >&2
+    step "Kafka across processes: dev-broker, kcat, run killed and restarted, Sarama read_committed"
     .ci/kafka-check.sh "$tripstream"
 fi
-echo "== chaos: three run instances on a dev-broker --chaos, scale out and in, a zombie and a SIGKILL; Sarama read_committed against the event-time fold" >&2
+step "chaos: three run instances on a dev-broker --chaos, scale out and in, a zombie and a SIGKILL; Sarama read_committed against the event-time fold"
 .ci/chaos-check.sh "$tripstream"
-echo "== Kubernetes: the manifests validate against a pinned Kubernetes (kubernetes-validate) and keep their invariants" >&2
+step "Kubernetes: the manifests validate against a pinned Kubernetes (kubernetes-validate) and keep their invariants"
 .ci/kubernetes-check.sh
 
-echo "== Prometheus: a live scrape, the series move, every dashboard query has data, promtool rules and lint" >&2
+step "Prometheus: a live scrape, the series move, every dashboard query has data, promtool rules and lint"
 .ci/prometheus-check.sh "$tripstream"
 
-echo "all tests passed" >&2
+echo "all tests passed in $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2
