@@ -169,7 +169,6 @@ def validate_chunk(args):
     # The full event schema tries every event type's branch, which is slow on large files: each
     # event is checked against its own type's schema (events/<type>.schema.json), and every 50th
     # event, and any of an unknown type, against the full schema as well.
-    by_type = {}
     failures = 0
     messages = []
     for index, (file, line, record) in enumerate(items, start=first + 1):
@@ -181,9 +180,8 @@ def validate_chunk(args):
         checks = [check]
         kind = record.get("type") if isinstance(record, dict) else None
         if name == "event" and isinstance(kind, str) and f"events/{kind}" in SCHEMAS:
-            if kind not in by_type:
-                by_type[kind] = validator(f"events/{kind}")
-            checks = [by_type[kind]] if index % 50 else [by_type[kind], check]
+            own = validator(f"events/{kind}")  # cached: built once per process
+            checks = [own] if index % 50 else [own, check]
         errors = sorted((e for c in checks for e in c.iter_errors(record)), key=lambda e: list(e.absolute_path))
         for error in errors:
             failures += 1
