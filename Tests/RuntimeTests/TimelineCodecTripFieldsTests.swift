@@ -19,11 +19,7 @@ import Testing
         state.trip = progress
         let command = TripCommand(kind: .update, userId: "u", createdAt: 2_000,
                                   trip: TripOptions(externalId: "t", expiresAfter: 45, status: .arrived))
-        let parts = UserTimeline.Parts(
-            userId: "u", current: state, tailStart: UserState(), tail: [TimelineInput(command: command)],
-            storedSegments: 0, historyStart: .min, secondSegmentStart: .max, watermark: .min, lastTickTimer: .min,
-            newestTime: 2_000)
-        let decoded = try TimelineCodec.decode(TimelineCodec.encode(parts))
+        let decoded = try timelineRoundTrip(of: state, tailCommand: command)
         #expect(decoded.current == state)
         #expect(decoded.current.trip?.snapshot.plan.expiry == 5_400_000)
         #expect(decoded.current.trip?.etaMilestones == progress.etaMilestones)

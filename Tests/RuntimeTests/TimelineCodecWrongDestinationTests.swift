@@ -22,11 +22,7 @@ import Testing
             ].sorted { $0.geofenceID < $1.geofenceID }
             let command = TripCommand(kind: .update, userId: "u", createdAt: 2_000,
                                       trip: TripOptions(externalId: "t", wrongDestination: rule))
-            let parts = UserTimeline.Parts(
-                userId: "u", current: state, tailStart: UserState(), tail: [TimelineInput(command: command)],
-                storedSegments: 0, historyStart: .min, secondSegmentStart: .max, watermark: .min, lastTickTimer: .min,
-                newestTime: 2_000)
-            let decoded = try TimelineCodec.decode(TimelineCodec.encode(parts))
+            let decoded = try timelineRoundTrip(of: state, tailCommand: command)
             #expect(decoded.current == state)
             #expect(decoded.current.trip?.snapshot.plan.wrongDestination == rule)
             #expect(decoded.current.presences.map(\.stoppedInside) == state.presences.map(\.stoppedInside))
