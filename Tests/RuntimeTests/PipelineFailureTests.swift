@@ -194,13 +194,14 @@ struct PipelineFailureTests {
     /// An early send that fails (here a record the producer refused to queue, which leaves the
     /// transaction itself usable) aborts its transaction at the seal: committing it would lose that
     /// output. Everything folded since the last commit is folded again.
+    /// Whether a given transaction opens with an early send or at its seal is timing, so from the
+    /// third transaction on the first record after each begin is refused until one was early.
     @Test func anEarlySendThatFailsAbortsItsTransactionAndLosesNothing() throws {
         let harness = try FakeBrokerHarness(seed: 29)
-        let broker = harness.broker
-        broker.onCall(3, of: .begin) {
-            broker.failNext(.produce, with: KafkaError(code: .unknown, message: "injected: record not queued"))
-        }
+        let refusal = EarlySendRefusal(broker: harness.broker)
+        harness.broker.onCall(2, of: .begin) { refusal.refuseAfterNextBegin(remaining: 20) }
         let runtime = harness.start(instance: "a") { $0.sendOutputsEarly = true }
+        refusal.watch(runtime)
         #expect(harness.waitUntilCommitted([runtime]), "inputs not committed")
         #expect(runtime.halt())
         #expect(runtime.failure == nil, "\(String(describing: runtime.failure))")
@@ -244,5 +245,33 @@ struct PipelineFailureTests {
         #expect(runtime.logs.contains { $0.contains("dropped without committing") })
         try assertExactlyOnce(harness, "lost partitions during \(operation)")
         return runtime
+    }
+}
+
+/// Refuses the first record sent after each transaction's begin until the runtime logs that the
+/// refused one was an early send, at most `remaining` times.
+private final class EarlySendRefusal: @unchecked Sendable {
+    // Safe: `runtime` is written once by the test thread and read by hooks, both under `lock`.
+    private let lock = NSLock()
+    private var runtime: KafkaRuntimeHarness.RunningRuntime?
+    private let broker: InMemoryBroker
+
+    init(broker: InMemoryBroker) { self.broker = broker }
+
+    func watch(_ runtime: KafkaRuntimeHarness.RunningRuntime) {
+        lock.withLock { self.runtime = runtime }
+    }
+
+    func refuseAfterNextBegin(remaining: Int) {
+        broker.onNext(.begin) { [self] in
+            guard remaining > 0, !earlySendRefused else { return }
+            broker.failNext(.produce, with: KafkaError(code: .unknown, message: "injected: record not queued"))
+            refuseAfterNextBegin(remaining: remaining - 1)
+        }
+    }
+
+    private var earlySendRefused: Bool {
+        guard let runtime = lock.withLock({ runtime }) else { return false }
+        return runtime.logLock.withLock { runtime.logs.contains { $0.contains("early outputs not sent") } }
     }
 }
