@@ -113,14 +113,11 @@ public struct FleetEtaModel: Sendable, Equatable {
 
     @inline(__always)
     private func coefficients(for features: EtaFeatures) -> SIMD8<Double> {
-        let logEdge = features.logEdge
-        return logEdge < limits.approach ? coefficients.0 : logEdge < limits.neighbourhood ? coefficients.1
-            : coefficients.2
-    }
-
-    static func regime(of features: EtaFeatures) -> Int {
-        let logEdge = features.logEdge
-        return regimeLogLimits.firstIndex { logEdge < $0 } ?? regimeLogLimits.count
+        switch limits.regime(of: features) {
+        case 0: coefficients.0
+        case 1: coefficients.1
+        default: coefficients.2
+        }
     }
 
     /// The residual band of `features`: distance band × (number of progress bands) + progress band.
@@ -133,6 +130,13 @@ public struct FleetEtaModel: Sendable, Equatable {
         // Five distance limits and two progress limits, as scalars: no array, no bounds check per fix.
         let d0 = bandLogLimits[0], d1 = bandLogLimits[1], d2 = bandLogLimits[2], d3 = bandLogLimits[3]
         let d4 = bandLogLimits[4], p0 = progressLogLimits[0], p1 = progressLogLimits[1]
+
+        /// 0 the approach, 1 the neighbourhood, 2 the way (`regimeLimits`).
+        @inline(__always)
+        func regime(of features: EtaFeatures) -> Int {
+            let logEdge = features.logEdge
+            return logEdge < approach ? 0 : logEdge < neighbourhood ? 1 : 2
+        }
 
         @inline(__always)
         func band(of features: EtaFeatures) -> Int {
@@ -171,7 +175,7 @@ public struct FleetEtaModel: Sendable, Equatable {
         guard !valid.isEmpty else { return }
         var byFold = Array(repeating: regimes.map { _ in RidgeStatistics() }, count: folds)
         for checkpoint in valid {
-            byFold[checkpoint.fold][Self.regime(of: checkpoint.features)].add(
+            byFold[checkpoint.fold][limits.regime(of: checkpoint.features)].add(
                 checkpoint.features.vector, log(checkpoint.remainingSeconds))
         }
         let withoutFold = (0..<folds).map { fold in
@@ -182,9 +186,9 @@ public struct FleetEtaModel: Sendable, Equatable {
             }
         }
         for checkpoint in valid {
-            let predicted = (withoutFold[checkpoint.fold][Self.regime(of: checkpoint.features)]
+            let predicted = (withoutFold[checkpoint.fold][limits.regime(of: checkpoint.features)]
                 * checkpoint.features.vector).sum()
-            residuals[Self.band(of: checkpoint.features)].add(log(checkpoint.remainingSeconds) - predicted)
+            residuals[limits.band(of: checkpoint.features)].add(log(checkpoint.remainingSeconds) - predicted)
         }
         for regime in regimes.indices {
             for fold in 0..<folds { regimes[regime].merge(byFold[fold][regime]) }
@@ -193,24 +197,9 @@ public struct FleetEtaModel: Sendable, Equatable {
         refit()
     }
 
-    /// Another model's learning added to this one's, then refit.
-    public mutating func merge(_ other: FleetEtaModel) {
-        paceMap.merge(other.paceMap)
-        for i in regimes.indices { regimes[i].merge(other.regimes[i]) }
-        samples += other.samples
-        for i in residuals.indices { residuals[i].merge(other.residuals[i]) }
-        refit()
-    }
-
     /// The map: `paceMap` replaced (a learner's, merged), then refit.
     mutating func replaceMap(_ map: EtaPaceMap) {
         paceMap = map
-        refit()
-    }
-
-    /// Drops map cells not seen for `cellExpiryHours` before `time`.
-    public mutating func expire(before time: UnixMillis) {
-        paceMap.expire(before: time, expiryHours: Self.cellExpiryHours)
         refit()
     }
 
