@@ -49,29 +49,12 @@ public struct EtaPaceMap: Sendable, Equatable {
     static func cellKey(of position: Coordinate) -> UInt64 {
         let latitude = Int64(position.latitudeE7)
         let row = (latitude >= 0 ? latitude : latitude - (cellE7 - 1)) / cellE7  // rounded down
-        let scaled = Double(position.longitudeE7) * cosine(ofDegrees: Double(position.latitudeE7) * 1e-7)
+        let scaled = Double(position.longitudeE7) * Geodesy.cosine(ofDegrees: Double(position.latitudeE7) * 1e-7)
             / Double(cellE7)
         let truncated = Int64(scaled)  // |scaled| ≤ 36,000
         let column = Double(truncated) > scaled ? truncated - 1 : truncated
         return UInt64(UInt32(truncatingIfNeeded: row) & 0x0FFF_FFFF) << 36
             | UInt64(UInt32(truncatingIfNeeded: column) & 0x0FFF_FFFF) << 8
-    }
-
-    /// cos of a latitude, by its Taylor series to the 14th power (error below 10⁻¹⁰ on ±90°): the same
-    /// bits on every platform, where libm's `cos` may differ in the last one and move a cell's edge,
-    /// and a third of its cost on every fix.
-    @inline(__always)
-    static func cosine(ofDegrees degrees: Double) -> Double {
-        let x = degrees * (Double.pi / 180)
-        let x2 = x * x
-        var sum = -1.0 / 87_178_291_200
-        sum = sum * x2 + 1.0 / 479_001_600
-        sum = sum * x2 - 1.0 / 3_628_800
-        sum = sum * x2 + 1.0 / 40_320
-        sum = sum * x2 - 1.0 / 720
-        sum = sum * x2 + 1.0 / 24
-        sum = sum * x2 - 0.5
-        return sum * x2 + 1
     }
 
     /// The time-of-week bucket of `time`: weeks start on Monday 00:00 UTC.

@@ -48,16 +48,6 @@ public struct TripPace: Sendable, Equatable {
             && lhs.lastTime == rhs.lastTime
     }
 
-    /// `Geodesy.distance`'s projection at the mean latitude, its cosine by `EtaPaceMap.cosine` (a
-    /// quarter of libm's cost, on every fix of a trip with a fleet model).
-    static func meters(from a: Coordinate, to b: Coordinate) -> Double {
-        let north = Double(b.latitudeE7) - Double(a.latitudeE7)
-        var east = Double(b.longitudeE7) - Double(a.longitudeE7)
-        if east > 1.8e9 { east -= 3.6e9 } else if east < -1.8e9 { east += 3.6e9 }  // the short way round
-        east *= EtaPaceMap.cosine(ofDegrees: (Double(a.latitudeE7) + Double(b.latitudeE7)) * 0.5e-7)
-        return (north * north + east * east).squareRoot() * 1e-7 * Geodesy.metersPerDegree
-    }
-
     /// Takes a fix at `position`, `centerDistance` meters from the destination's center and
     /// `edgeDistance` from its edge.
     /// - Returns: the step's speed, meters per second; nil for the first fix or one not later.
@@ -65,7 +55,7 @@ public struct TripPace: Sendable, Equatable {
     public mutating func advance(to position: Coordinate, centerDistance: Double, edgeDistance: Double,
                                  at time: UnixMillis) -> Double?
     {
-        let stepMeters = lastTime == .min ? 0 : Self.meters(from: lastPosition, to: position)
+        let stepMeters = lastTime == .min ? 0 : Geodesy.portableDistance(lastPosition, position)
         defer {
             if time > lastTime {
                 lastTime = time
