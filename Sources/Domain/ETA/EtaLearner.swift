@@ -59,7 +59,10 @@ public final class EtaLearner: @unchecked Sendable {
     }
 
     /// The learning fold of a trip whose first sample is `sample`.
-    static func fold(of sample: EtaSampleList.Sample) -> Int { Int((hash(of: sample) >> 32) % UInt64(folds)) }
+    static func fold(of sample: EtaSampleList.Sample) -> Int { fold(ofHash: hash(of: sample)) }
+
+    /// The learning fold of a trip whose first sample hashes to `hash`.
+    private static func fold(ofHash hash: UInt64) -> Int { Int((hash >> 32) % UInt64(folds)) }
 
     /// A trip's hash, from its first sample (SplitMix64's finalizer over its time and places).
     static func hash(of sample: EtaSampleList.Sample) -> UInt64 {
@@ -113,7 +116,7 @@ public final class EtaLearner: @unchecked Sendable {
         keepSmallest(&trips)
         var batch: [FleetEtaModel.Checkpoint] = []
         for trip in trips {
-            let fold = Int((trip.hash >> 32) % UInt64(folds))
+            let fold = Self.fold(ofHash: trip.hash)
             for sample in trip.samples where trip.arrival > sample.time {
                 let here = map.logSpeed(at: sample.position, time: sample.time, excluding: foldMaps[fold])
                 let there = map.logSpeed(at: sample.destination, time: sample.time, excluding: foldMaps[fold])
