@@ -28,11 +28,7 @@ public enum EtaModelFile {
 
     public static func encode(_ model: FleetEtaModel) -> [UInt8] {
         var text = "\(magic) \(version)\n"
-        text += "features \(EtaFeatures.count)\n"
-        text += "regimes " + FleetEtaModel.regimeLimits.map(integerText).joined(separator: " ") + "\n"
-        text += "bands " + FleetEtaModel.bandLimits.map(integerText).joined(separator: " ") + "\n"
-        text += "progress " + FleetEtaModel.progressLimits.map { "\($0)" }.joined(separator: " ") + "\n"
-        text += "cell \(EtaPaceMap.cellDegrees) \(EtaPaceMap.bucketHours)\n"
+        for shape in shapeLines { text += shape.line + "\n" }
         text += "samples \(model.samples)\n"
         for regime in model.regimes { text += "gram " + regime.gram.map { "\($0)" }.joined(separator: " ") + "\n" }
         for regime in model.regimes { text += "moments " + regime.moments.map { "\($0)" }.joined(separator: " ") + "\n" }
@@ -48,6 +44,16 @@ public enum EtaModelFile {
         bytes += Array("end \(hex(checksum(bytes[...])))\n".utf8)
         return bytes
     }
+
+    /// The lines after the header that say how this build's model is made, each with what an error
+    /// calls it: a file whose line differs was learned by another build and is not read.
+    private static let shapeLines: [(line: String, field: String)] = [
+        ("features \(EtaFeatures.count)", "feature count"),
+        ("regimes " + FleetEtaModel.regimeLimits.map(integerText).joined(separator: " "), "regimes"),
+        ("bands " + FleetEtaModel.bandLimits.map(integerText).joined(separator: " "), "residual bands"),
+        ("progress " + FleetEtaModel.progressLimits.map { "\($0)" }.joined(separator: " "), "progress bands"),
+        ("cell \(EtaPaceMap.cellDegrees) \(EtaPaceMap.bucketHours)", "cell size"),
+    ]
 
     private static func integerText(_ value: Double) -> String { "\(Int(value))" }
 
@@ -79,15 +85,7 @@ public enum EtaModelFile {
         let version = try reader.unsigned("header")
         try reader.endLine("header")
         guard version == UInt64(Self.version) else { throw .unsupportedVersion(Int(clamping: version)) }
-        try reader.expectLine("features \(EtaFeatures.count)", or: .incompatible(field: "feature count"))
-        try reader.expectLine("regimes " + FleetEtaModel.regimeLimits.map(integerText).joined(separator: " "),
-                              or: .incompatible(field: "regimes"))
-        try reader.expectLine("bands " + FleetEtaModel.bandLimits.map(integerText).joined(separator: " "),
-                              or: .incompatible(field: "residual bands"))
-        try reader.expectLine("progress " + FleetEtaModel.progressLimits.map { "\($0)" }.joined(separator: " "),
-                              or: .incompatible(field: "progress bands"))
-        try reader.expectLine("cell \(EtaPaceMap.cellDegrees) \(EtaPaceMap.bucketHours)",
-                              or: .incompatible(field: "cell size"))
+        for shape in shapeLines { try reader.expectLine(shape.line, or: .incompatible(field: shape.field)) }
         try reader.name("samples")
         try reader.space("samples")
         let samples = try reader.unsigned("samples")
