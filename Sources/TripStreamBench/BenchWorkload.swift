@@ -17,26 +17,15 @@ struct BenchWorkload {
         var simulator = FleetSimulator(settings: settings)
         var workload = BenchWorkload(geofences: simulator.geofences, geofenceLines: [], commandLines: [], fixLines: [],
                                      commandPositions: [])
-        var records = simulator.geofenceRecords
-        var line: [UInt8] = []
-        repeat {
-            for record in records {
-                line.removeAll(keepingCapacity: true)
-                switch record {
-                case let .geofence(g):
-                    InputRecordEncoder.encode(g, into: &line)
-                    workload.geofenceLines.append(line)
-                case let .command(c):
-                    InputRecordEncoder.encode(c, into: &line)
-                    workload.commandLines.append(line)
-                    workload.commandPositions.append(workload.fixLines.count)
-                case let .fix(f):
-                    InputRecordEncoder.encode(f, into: &line)
-                    workload.fixLines.append(line)
-                }
+        simulator.encodeRecords { record, line in
+            switch record {
+            case .geofence: workload.geofenceLines.append(line)
+            case .command:
+                workload.commandLines.append(line)
+                workload.commandPositions.append(workload.fixLines.count)
+            case .fix: workload.fixLines.append(line)
             }
-            records.removeAll(keepingCapacity: true)
-        } while simulator.nextStep(into: &records)
+        }
         return workload
     }
 }

@@ -77,28 +77,19 @@ enum SimulateCommand {
         let fixes = try RecordFile(path: directory + "/fixes" + suffix, compress: compress)
         var simulator = FleetSimulator(settings: settings)
         var counts = (geofences: 0, commands: 0, fixes: 0)
-        var line: [UInt8] = []
-        var records = simulator.geofenceRecords
-        repeat {
-            for record in records {
-                line.removeAll(keepingCapacity: true)
-                switch record {
-                case let .geofence(g):
-                    InputRecordEncoder.encode(g, into: &line)
-                    try geofences.writeLine(line)
-                    counts.geofences += 1
-                case let .command(c):
-                    InputRecordEncoder.encode(c, into: &line)
-                    try commands.writeLine(line)
-                    counts.commands += 1
-                case let .fix(f):
-                    InputRecordEncoder.encode(f, into: &line)
-                    try fixes.writeLine(line)
-                    counts.fixes += 1
-                }
+        try simulator.encodeRecords { record, line in
+            switch record {
+            case .geofence:
+                try geofences.writeLine(line)
+                counts.geofences += 1
+            case .command:
+                try commands.writeLine(line)
+                counts.commands += 1
+            case .fix:
+                try fixes.writeLine(line)
+                counts.fixes += 1
             }
-            records.removeAll(keepingCapacity: true)
-        } while simulator.nextStep(into: &records)
+        }
         try geofences.close()
         try commands.close()
         try fixes.close()
