@@ -293,13 +293,19 @@ def check_console(driver, base, out):
 
 
 def check_tracking(driver, base, tripstream, secret_file, out):
-    status, body = get(base + "api/snapshot")
-    if status != 200:
-        fail(f"/api/snapshot answered {status}")
-    snapshot = json.loads(body)
-    trips = [t for t in snapshot["trips"] if t["eta"] is not None and t["status"] in ("started", "approaching")]
-    if not trips:
-        fail("no active trip with an ETA to track")
+    # The console has just joined the demo's broker: its first ETAs come as it reads the topics.
+    deadline = time.monotonic() + 30
+    while True:
+        status, body = get(base + "api/snapshot")
+        if status != 200:
+            fail(f"/api/snapshot answered {status}")
+        snapshot = json.loads(body)
+        trips = [t for t in snapshot["trips"] if t["eta"] is not None and t["status"] in ("started", "approaching")]
+        if trips:
+            break
+        if time.monotonic() > deadline:
+            fail(f"no active trip with an ETA to track after 30 s ({len(snapshot['trips'])} trips in the snapshot)")
+        time.sleep(0.5)
     trip = max(trips, key=lambda t: t["eta"])
     link = subprocess.run([tripstream, "tracking-link", "--secret-file", secret_file, "--user", trip["user"],
                            "--trip", trip["trip"], "--console", base], check=True, capture_output=True,
