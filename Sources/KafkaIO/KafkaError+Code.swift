@@ -58,6 +58,7 @@ extension KafkaError {
         public static let notEnoughReplicasAfterAppend = Code(RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND)
         public static let topicAlreadyExists = Code(RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
         public static let invalidPartitions = Code(RD_KAFKA_RESP_ERR_INVALID_PARTITIONS)
+        public static let topicAuthorizationFailed = Code(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
         public static let invalidReplicationFactor = Code(RD_KAFKA_RESP_ERR_INVALID_REPLICATION_FACTOR)
         public static let outOfOrderSequenceNumber = Code(RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER)
         public static let duplicateSequenceNumber = Code(RD_KAFKA_RESP_ERR_DUPLICATE_SEQUENCE_NUMBER)

@@ -66,4 +66,39 @@ struct FaultInjectionTests {
         }
         #expect(records.map { TestSupport.text($0.value) } == ["before"] + (0..<5).map { "during-\($0)" })
     }
+
+    /// A leader that moved, or a broker between restarts, answers a ListOffsets with an error the client should
+    /// retry; librdkafka's watermark and offsets-for-times queries hand it back instead. Under chaos `run` died at
+    /// startup on one (NOT_LEADER_FOR_PARTITION while reading where a topic ends): the queries retry until their
+    /// timeout.
+    @Test(.timeLimit(.minutes(5)))
+    func endQueriesRetryWhatALeaderMoveAnswers() throws {
+        let cluster = try MockCluster(brokerCount: 3)
+        try cluster.createTopic("changelog", partitions: 2)
+        let producer = try KafkaProducer(configuration: cluster.clientConfiguration)
+        for index in 0..<7 {
+            try producer.produce(topic: "changelog", partition: 1, key: nil, value: TestSupport.bytes("\(index)"))
+        }
+        #expect(try producer.flush(timeout: .seconds(10)).delivered == 7)
+        let reader = try KafkaReader(configuration: cluster.clientConfiguration)
+        let partition = TopicPartition(topic: "changelog", partition: 1)
+
+        let transient: [KafkaError.Code] = [.notLeaderForPartition, .leaderNotAvailable, .requestTimedOut]
+        cluster.pushRequestErrors(apiKey: .listOffsets, errors: transient)
+        #expect(try reader.watermarks(topic: "changelog", partition: 1, timeout: .seconds(10)).high == 7)
+        cluster.pushRequestErrors(apiKey: .listOffsets, errors: transient)
+        #expect(try reader.endOffsets([partition], timeout: .seconds(10)) == [partition: 7])
+
+        try cluster.setPartitionLeader(topic: "changelog", partition: 1, brokerId: 2)
+        #expect(try reader.watermarks(topic: "changelog", partition: 1, timeout: .seconds(10)).high == 7)
+
+        // What is not the broker failing is said at once, not retried until the timeout (were it retried, the next
+        // ListOffsets would answer). A watermark query is two ListOffsets, one per end: both are refused.
+        cluster.pushRequestErrors(apiKey: .listOffsets, errors: [.topicAuthorizationFailed, .topicAuthorizationFailed])
+        let refusal = #expect(throws: KafkaError.self) {
+            try reader.watermarks(topic: "changelog", partition: 1, timeout: .seconds(10))
+        }
+        #expect(refusal?.code == .topicAuthorizationFailed)
+        try reader.close()
+    }
 }

@@ -1,4 +1,5 @@
 import CRdKafka
+import Glibc
 
 // MARK: - Cluster metadata and watermarks
 
@@ -23,14 +24,25 @@ extension RDKafkaClient {
         return counts
     }
 
+    /// Asks for the cluster's metadata, which updates librdkafka's cache of partition leaders; errors are left to
+    /// the next request.
+    private func refreshMetadata(timeout: Duration) {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        guard rd_kafka_metadata(handle, 1, nil, &metadata, max(timeout, .milliseconds(1)).kafkaMilliseconds)
+            == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { return }
+        rd_kafka_metadata_destroy(metadata)
+    }
+
     /// Low and high watermarks of a partition, asked from its leader.
     func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64)
     {
-        var low: Int64 = -1
-        var high: Int64 = -1
-        try KafkaError.check(
-            rd_kafka_query_watermark_offsets(handle, topic, partition, &low, &high, timeout.kafkaMilliseconds))
-        return (low, high)
+        try retryingTransientErrors(for: timeout) { (left: Duration) throws(KafkaError) in
+            var low: Int64 = -1
+            var high: Int64 = -1
+            try KafkaError.check(
+                rd_kafka_query_watermark_offsets(handle, topic, partition, &low, &high, left.kafkaMilliseconds))
+            return (low, high)
+        }
     }
 
     /// The end offsets of partitions as their leaders have them now, asked in one ListOffsets request per leader;
@@ -46,14 +58,55 @@ extension RDKafkaClient {
     func offsets(forTimestamps timestamps: [(TopicPartition, Int64)], timeout: Duration) throws(KafkaError)
         -> [TopicPartition: Int64]
     {
-        let list = TopicPartitionList(timestamps.map {
-            TopicPartitionOffset(topic: $0.0.topic, partition: $0.0.partition, offset: $0.1)
-        })
-        try KafkaError.check(list.withPointer { rd_kafka_offsets_for_times(handle, $0, timeout.kafkaMilliseconds) })
+        let asked = timestamps.map { TopicPartitionOffset(topic: $0.0.topic, partition: $0.0.partition, offset: $0.1) }
+        // The call overwrites the list's offsets with its answers: each attempt asks with a fresh one. A partition
+        // whose leader answered a transient error is asked again; past the timeout the answer is what is known.
+        var partial: TopicPartitionList?
+        let list: TopicPartitionList
+        do {
+            list = try retryingTransientErrors(for: timeout) { (left: Duration) throws(KafkaError) in
+                let list = TopicPartitionList(asked)
+                try KafkaError.check(
+                    list.withPointer { rd_kafka_offsets_for_times(handle, $0, left.kafkaMilliseconds) })
+                if let error = list.firstError, error.isRetriable {
+                    partial = list
+                    throw error
+                }
+                return list
+            }
+        } catch {
+            guard let partial else { throw error }
+            list = partial
+        }
         var offsets: [TopicPartition: Int64] = [:]
         for entry in list.offsets where entry.offset >= 0 {
             offsets[TopicPartition(topic: entry.topic, partition: entry.partition)] = entry.offset
         }
         return offsets
+    }
+
+    /// Repeats `query`, given the time left, while it fails with an error that clears up by itself (a leader moving,
+    /// a broker restarting, a request timing out), until `timeout` is spent; then throws its last error. librdkafka
+    /// retries such errors for produce and fetch, but its offset queries hand them straight back.
+    private func retryingTransientErrors<Answer>(
+        for timeout: Duration, _ query: (Duration) throws(KafkaError) -> Answer
+    ) throws(KafkaError) -> Answer {
+        let deadline = ContinuousClock.now + timeout
+        var pause = Duration.milliseconds(50)
+        while true {
+            do {
+                return try query(max(deadline - ContinuousClock.now, .milliseconds(1)))
+            } catch where error.isRetriable && !error.isFatal {
+                let left = deadline - ContinuousClock.now
+                guard left > pause else { throw error }
+                usleep(UInt32(pause.kafkaMilliseconds) * 1_000)
+                pause = min(pause * 2, .seconds(1))
+                // The queries go to the leader librdkafka has cached, which a moved leader leaves stale until a
+                // metadata answer replaces it (all topics: naming one could create it).
+                if error.code == .notLeaderForPartition || error.code == .leaderNotAvailable {
+                    refreshMetadata(timeout: min(deadline - ContinuousClock.now, .seconds(2)))
+                }
+            }
+        }
     }
 }
