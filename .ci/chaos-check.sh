@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/kafka-helpers.sh
+. .ci/ports.sh
 . scripts/lib/dev-broker.sh
 tripstream=${1:-.build/debug/tripstream}
 seed=${2:-${CHAOS_SEED:-2024}}
@@ -46,7 +47,7 @@ publish tripstream.trip-commands "$work/commands.kv"
 
 # Three instances, each with its own state directory, instance id (so transactional id) and metrics port.
 declare -A pid port
-base=${METRICS_PORT:-$((20000 + RANDOM % 20000))}
+base=${METRICS_PORT:-$(free_ports 3)}
 port=([a]=$base [b]=$((base + 1)) [c]=$((base + 2)))
 # A frozen or killed member holds its partitions until its session times out: keep that short here; and
 # reconnect to a broker back up within a second rather than librdkafka's 10 s.

@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/kafka-helpers.sh
+. .ci/ports.sh
 tripstream=${1:-.build/debug/tripstream}
 [ -x "$tripstream" ] || swift build --product tripstream
 work=$(mktemp -d)
@@ -29,7 +30,7 @@ cleanup() {
 trap cleanup EXIT
 partitions=4
 # A port of its own, so two checks can run side by side.
-metrics_port=${METRICS_PORT:-$((20000 + RANDOM % 20000))}
+metrics_port=${METRICS_PORT:-$(free_ports 1)}
 
 if [ -n "${KAFKA_BOOTSTRAP:-}" ]; then
     brokers=$KAFKA_BOOTSTRAP

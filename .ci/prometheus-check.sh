@@ -14,6 +14,7 @@
 # Usage: .ci/prometheus-check.sh [path/to/tripstream]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/ports.sh
 tripstream=${1:-.build/debug/tripstream}
 [ -x "$tripstream" ] || swift build --product tripstream
 command -v prometheus >/dev/null && command -v promtool >/dev/null \
@@ -44,7 +45,7 @@ sed "s#/etc/prometheus/rules/#$PWD/deploy/prometheus/#" docker/prometheus.yml >"
 promtool check config "$work/compose-prometheus.yml" >&2
 
 # Ports of their own, so two checks can run side by side.
-metrics_port=$((20000 + RANDOM % 20000))
+metrics_port=$(free_ports 2)
 prometheus_port=$((metrics_port + 1))
 partitions=4
 "$tripstream" dev-broker --partitions "$partitions" --bootstrap-file "$work/bootstrap" >"$work/broker.log" 2>&1 &
