@@ -9,28 +9,29 @@ extension RDKafkaClient {
     /// Asks for all topics rather than the named ones: a targeted Metadata request can auto-create topics on brokers
     /// with `auto.create.topics.enable` (the mock included), and merely looking must not create anything.
     func partitionCounts(topics: some Sequence<String>, timeout: Duration) throws(KafkaError) -> [String: Int] {
-        var metadata: UnsafePointer<rd_kafka_metadata>?
-        try KafkaError.check(rd_kafka_metadata(handle, 1, nil, &metadata, timeout.kafkaMilliseconds))
-        guard let metadata else { return [:] }
-        defer { rd_kafka_metadata_destroy(metadata) }
         let wanted = Set(topics)
-        var counts: [String: Int] = [:]
-        for index in 0..<Int(metadata.pointee.topic_cnt) {
-            let topic = metadata.pointee.topics[index]
-            guard topic.err == RD_KAFKA_RESP_ERR_NO_ERROR, let name = topic.topic else { continue }
-            let topicName = String(cString: name)
-            if wanted.contains(topicName) { counts[topicName] = Int(topic.partition_cnt) }
-        }
-        return counts
+        return try allTopicsMetadata(timeout: timeout) { metadata in
+            var counts: [String: Int] = [:]
+            for index in 0..<Int(metadata.topic_cnt) {
+                let topic = metadata.topics[index]
+                guard topic.err == RD_KAFKA_RESP_ERR_NO_ERROR, let name = topic.topic else { continue }
+                let topicName = String(cString: name)
+                if wanted.contains(topicName) { counts[topicName] = Int(topic.partition_cnt) }
+            }
+            return counts
+        } ?? [:]
     }
 
-    /// Asks for the cluster's metadata, which updates librdkafka's cache of partition leaders; errors are left to
-    /// the next request.
-    private func refreshMetadata(timeout: Duration) {
+    /// Reads the metadata of every topic (asking also updates librdkafka's cache of partition leaders); nil when
+    /// the answer had none. The metadata is only valid inside `read`.
+    private func allTopicsMetadata<Answer>(
+        timeout: Duration, _ read: (rd_kafka_metadata) -> Answer
+    ) throws(KafkaError) -> Answer? {
         var metadata: UnsafePointer<rd_kafka_metadata>?
-        guard rd_kafka_metadata(handle, 1, nil, &metadata, max(timeout, .milliseconds(1)).kafkaMilliseconds)
-            == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { return }
-        rd_kafka_metadata_destroy(metadata)
+        try KafkaError.check(rd_kafka_metadata(handle, 1, nil, &metadata, timeout.kafkaMilliseconds))
+        guard let metadata else { return nil }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        return read(metadata.pointee)
     }
 
     /// Low and high watermarks of a partition, asked from its leader.
@@ -61,22 +62,11 @@ extension RDKafkaClient {
         let asked = timestamps.map { TopicPartitionOffset(topic: $0.0.topic, partition: $0.0.partition, offset: $0.1) }
         // The call overwrites the list's offsets with its answers: each attempt asks with a fresh one. A partition
         // whose leader answered a transient error is asked again; past the timeout the answer is what is known.
-        var partial: TopicPartitionList?
-        let list: TopicPartitionList
-        do {
-            list = try retryingTransientErrors(for: timeout) { (left: Duration) throws(KafkaError) in
-                let list = TopicPartitionList(asked)
-                try KafkaError.check(
-                    list.withPointer { rd_kafka_offsets_for_times(handle, $0, left.kafkaMilliseconds) })
-                if let error = list.firstError, error.isRetriable {
-                    partial = list
-                    throw error
-                }
-                return list
-            }
-        } catch {
-            guard let partial else { throw error }
-            list = partial
+        let list = try retryingTransientErrors(for: timeout, incomplete: \.firstError) {
+            (left: Duration) throws(KafkaError) in
+            let list = TopicPartitionList(asked)
+            try KafkaError.check(list.withPointer { rd_kafka_offsets_for_times(handle, $0, left.kafkaMilliseconds) })
+            return list
         }
         var offsets: [TopicPartition: Int64] = [:]
         for entry in list.offsets where entry.offset >= 0 {
@@ -86,26 +76,33 @@ extension RDKafkaClient {
     }
 
     /// Repeats `query`, given the time left, while it fails with an error that clears up by itself (a leader moving,
-    /// a broker restarting, a request timing out), until `timeout` is spent; then throws its last error. librdkafka
-    /// retries such errors for produce and fetch, but its offset queries hand them straight back.
+    /// a broker restarting, a request timing out), or answers with one for some of what it asked (`incomplete`),
+    /// until `timeout` is spent; then throws its last error, or returns its last answer. librdkafka retries such
+    /// errors for produce and fetch, but its offset queries hand them straight back.
     private func retryingTransientErrors<Answer>(
-        for timeout: Duration, _ query: (Duration) throws(KafkaError) -> Answer
+        for timeout: Duration, incomplete: (Answer) -> KafkaError? = { _ in nil },
+        _ query: (Duration) throws(KafkaError) -> Answer
     ) throws(KafkaError) -> Answer {
         let deadline = ContinuousClock.now + timeout
         var pause = Duration.milliseconds(50)
         while true {
+            let failure: KafkaError
             do {
-                return try query(max(deadline - ContinuousClock.now, .milliseconds(1)))
-            } catch where error.isRetriable && !error.isFatal {
-                let left = deadline - ContinuousClock.now
-                guard left > pause else { throw error }
-                usleep(UInt32(pause.kafkaMilliseconds) * 1_000)
-                pause = min(pause * 2, .seconds(1))
-                // The queries go to the leader librdkafka has cached, which a moved leader leaves stale until a
-                // metadata answer replaces it (all topics: naming one could create it).
-                if error.code == .notLeaderForPartition || error.code == .leaderNotAvailable {
-                    refreshMetadata(timeout: min(deadline - ContinuousClock.now, .seconds(2)))
+                let answer = try query(max(deadline - ContinuousClock.now, .milliseconds(1)))
+                guard let error = incomplete(answer), error.isRetriable, deadline - ContinuousClock.now > pause else {
+                    return answer
                 }
+                failure = error
+            } catch where error.isRetriable && !error.isFatal && deadline - ContinuousClock.now > pause {
+                failure = error
+            }
+            usleep(UInt32(pause.kafkaMilliseconds) * 1_000)
+            pause = min(pause * 2, .seconds(1))
+            // The queries go to the leader librdkafka has cached, which a moved leader leaves stale until a metadata
+            // answer replaces it (all topics: naming one could create it).
+            if failure.code == .notLeaderForPartition || failure.code == .leaderNotAvailable {
+                let left = max(min(deadline - ContinuousClock.now, .seconds(2)), .milliseconds(1))
+                _ = try? allTopicsMetadata(timeout: left) { _ in }
             }
         }
     }
